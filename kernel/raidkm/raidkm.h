@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Entry points between raidkm's module core and its parts. */
+#ifndef RAIDKM_H
+#define RAIDKM_H
+
+int rkm_personality_register(void);
+void rkm_personality_unregister(void);
+
+#endif /* RAIDKM_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Coding jobs: the one interface between the md personality and whatever
+ * codes its stripes.  Today the in-kernel CPU codec; with the offload path
+ * a user-space daemon (raidkmd) with the CPU codec as fallback.
+ *
+ * A job's ->done callback may run synchronously inside rkm_job_submit()
+ * or later from another context (softirq excluded: process context or a
+ * workqueue), so the submitter must not hold locks ->done takes.
+ */
+#ifndef RKM_JOB_H
+#define RKM_JOB_H
+
+#include <linux/types.h>
+#include "codec/rkm_codec.h"
+
+enum rkm_job_op {
+	RKM_JOB_ENCODE = 1,	/* chunk[0..k-1] -> chunk[k..k+m-1] */
+	RKM_JOB_DECODE,		/* rebuild chunks set in mask from the others */
+	RKM_JOB_DELTA,		/* parity += f(old[i] ^ chunk[i]) for i in mask */
+	RKM_JOB_CHECK,		/* result: 0 consistent, 1 mismatch */
+	RKM_JOB_LOCATE,		/* result: chunk index or RKM_LOCATE_* */
+};
+
+struct rkm_job {
+	enum rkm_job_op op;
+	struct rkm_code *code;		/* the array's (k, m) context */
+	u32 len;			/* bytes per chunk, RKM_LEN_ALIGN multiple */
+	u64 mask;			/* DECODE: erased; DELTA: changed data */
+	void *chunk[RKM_MAX_N];		/* data 0..k-1, then parity */
+	void *old[RKM_MAX_K];		/* DELTA: old contents of changed data */
+	void *scratch;			/* CHECK/LOCATE: m * len bytes */
+	int result;			/* 0 or -errno; CHECK/LOCATE answer */
+	void (*done)(struct rkm_job *job);
+	void *priv;			/* the submitter's */
+};
+
+/* Code the job; ->done is called exactly once, maybe before this returns. */
+void rkm_job_submit(struct rkm_job *job);
+
+/* Run a job on the CPU codec, synchronously (no ->done call). */
+void rkm_job_run_cpu(struct rkm_job *job);
+
+#endif /* RKM_JOB_H */

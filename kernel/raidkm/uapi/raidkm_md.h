@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * raidkm md-level constants shared by raidkm.ko and the km support in
+ * mdadm (tools/mdadm).  Only <linux/types.h>-free constants live here so
+ * that any user-space program can include it.
+ */
+#ifndef _UAPI_RAIDKM_MD_H
+#define _UAPI_RAIDKM_MD_H
+
+/*
+ * md level number of the km personality.  md's in-tree levels are
+ * -5 (faulty), -4 (multipath), -1 (linear), 0, 1, 4, 5, 6 and 10; md treats
+ * level >= 1 as "has redundancy", so km takes a positive number that no
+ * in-tree personality uses.  Stored in the v1.x superblock's level field.
+ */
+#define RAIDKM_LEVEL		12
+#define RAIDKM_LEVEL_NAME	"km"
+
+/*
+ * The md layout word of a km array: bits 0-7 hold m, the number of parity
+ * chunks per stripe; bits 8-15 the parity rotation algorithm (0: the only
+ * one defined, see Documentation/layout.rst); bits 16-31 must be zero.
+ */
+#define RAIDKM_LAYOUT_M_MASK	0xff
+#define RAIDKM_LAYOUT_ALGO_SHIFT	8
+#define RAIDKM_LAYOUT_ALGO_MASK	0xff00
+#define RAIDKM_LAYOUT_RESERVED	0xffff0000u
+#define RAIDKM_LAYOUT(m)	(m)
+
+/* Geometry limits (k data + m parity members) */
+#define RAIDKM_MIN_M		1
+#define RAIDKM_MAX_M		16
+#define RAIDKM_DEFAULT_M	2
+#define RAIDKM_MIN_K		2
+#define RAIDKM_MAX_MEMBERS	64
+#define RAIDKM_MIN_CHUNK_KIB	4
+
+#endif /* _UAPI_RAIDKM_MD_H */

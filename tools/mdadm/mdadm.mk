@@ -1,0 +1,2 @@
+# placeholder: the mdadm build (tools/mdadm)
+mdadm:

@@ -1,0 +1,3 @@
+# placeholder: guest image (tools/vm)
+VM_IMAGE :=
+GUEST_SCENARIOS :=
