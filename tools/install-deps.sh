@@ -7,7 +7,11 @@ set -eu
 say() { printf 'raidkm deps: %s\n' "$*"; }
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "raidkm deps: must run as root (try: sudo $0)" >&2
+	if command -v sudo >/dev/null 2>&1; then
+		say "not root: re-running with sudo"
+		exec sudo "$0" "$@"
+	fi
+	echo "raidkm deps: must run as root" >&2
 	exit 1
 fi
 

@@ -1,0 +1,56 @@
+# Functions for guest scenarios (sourced as /lib/raidkm/lib.sh).
+
+# fail MSG: report and end the scenario as failed
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# check CMD ARGS...: run; fail with the command line if it exits non-zero
+check() {
+	"$@" || fail "command failed (rc=$?): $*"
+}
+
+# note MSG: a progress line in the log
+note() {
+	echo "--- $*"
+}
+
+# ramdisks N MIB: /dev/ram0..N-1 of MIB MiB each
+ramdisks() {
+	check modprobe brd rd_nr="$1" rd_size=$(($2 * 1024)) max_part=0
+	i=0
+	while [ $i -lt "$1" ]; do
+		[ -b /dev/ram$i ] || fail "ramdisk /dev/ram$i missing"
+		i=$((i + 1))
+	done
+}
+
+# members N [FIRST]: "/dev/ramFIRST ... /dev/ram<FIRST+N-1>"
+members() {
+	i=${2:-0}
+	end=$((i + $1))
+	out=""
+	while [ $i -lt $end ]; do
+		out="$out /dev/ram$i"
+		i=$((i + 1))
+	done
+	echo $out
+}
+
+load_raidkm() {
+	check modprobe raidkm
+	grep -q '\[km\]' /proc/mdstat || fail "/proc/mdstat does not list km"
+}
+
+# mdadm_km ARGS...: the project's mdadm, never asking questions
+mdadm_km() {
+	/sbin/mdadm "$@" </dev/null
+}
+
+# wait_sync MD: wait until resync/recovery on /dev/MD is over
+wait_sync() {
+	while grep -A3 "^$1 " /proc/mdstat | grep -Eq 'resync|recovery|reshape|check'; do
+		sleep 0.2
+	done
+}

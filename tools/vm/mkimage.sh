@@ -1,0 +1,85 @@
+#!/bin/bash
+# Build the guest's base initramfs: busybox-static, Debian's kernel modules
+# that the tests need, raidkm.ko, our mdadm, fio and the project's guest
+# programs, each with the shared libraries ldd lists.
+#
+# usage: mkimage.sh OUT.cpio KVER RAIDKM_KO MDADM_BIN [PROGRAM...]
+set -euo pipefail
+
+out=$1 kver=$2 ko=$3 mdadm=$4
+shift 4
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(mktemp -d "${out%/*}/root.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+die() { echo "mkimage: $*" >&2; exit 1; }
+
+moddir=/lib/modules/$kver
+[ -d "$moddir/kernel" ] || die "no modules for kernel $kver in $moddir (install linux-image-amd64)"
+[ -f "$ko" ] || die "no $ko (run make module)"
+[ -x "$mdadm" ] || die "no mdadm at $mdadm (run make mdadm)"
+bb=$(command -v busybox) || die "busybox not found (install busybox-static)"
+file -L "$bb" 2>/dev/null | grep -q 'statically linked' || [ -x /bin/busybox ] || die "busybox is not static"
+
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,root,var/run,lib/raidkm,scenarios}
+mkdir -p "$root/usr/bin" "$root/usr/sbin" "$root/etc/mdadm"
+
+# busybox and one link per applet (never over a real program copied below)
+cp "$bb" "$root/bin/busybox"
+for a in $("$bb" --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+
+# copy a program and the libraries it links to, keeping their paths
+copy_prog() {
+	local src=$1 dst=$2 lib
+	mkdir -p "$root/${dst%/*}"
+	cp -L "$src" "$root/$dst"
+	for lib in $(ldd "$src" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root/${lib%/*}"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+copy_prog "$mdadm" /sbin/mdadm
+copy_prog "$(command -v fio)" /usr/bin/fio
+for p in "$@"; do
+	[ -x "$p" ] || die "guest program $p is missing (run make)"
+	copy_prog "$p" "/usr/bin/${p##*/}"
+done
+# busybox's links must not shadow real programs
+rm -f "$root/bin/mdadm"
+
+# kernel modules: the named ones and everything they depend on
+mods="md-mod raid0 raid1 raid456 brd loop dm-mod dm-flakey crc32c_generic
+      scsi_debug sd_mod"
+want=$(mktemp)
+for m in $mods; do
+	modprobe -S "$kver" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" {print $2}'
+done | sort -u >"$want"
+[ -s "$want" ] || die "modprobe --show-depends found nothing for $kver"
+while read -r f; do
+	rel=${f#/}
+	mkdir -p "$root/${rel%/*}"
+	cp "$f" "$root/$rel"
+done <"$want"
+rm -f "$want"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ -f "$moddir/$f" ] && cp "$moddir/$f" "$root$moddir/"
+done
+mkdir -p "$root$moddir/extra"
+cp "$ko" "$root$moddir/extra/"
+depmod -b "$root" "$kver"
+
+# init, the scenario library, a little configuration
+install -m 0755 "$here/init" "$root/init"
+install -m 0644 "$here/lib.sh" "$root/lib/raidkm/lib.sh"
+echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
+echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+echo 'DEVICE partitions' >"$root/etc/mdadm/mdadm.conf"
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "  IMAGE   $out ($(du -h "$out" | cut -f1))"
