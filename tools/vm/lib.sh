@@ -54,3 +54,10 @@ wait_sync() {
 		sleep 0.2
 	done
 }
+
+# load_raid6: md raid6 as a reference (libcrc32c needs a crc32c driver
+# first, and the guest has no udev to load it on demand)
+load_raid6() {
+	check modprobe crc32c_generic
+	check modprobe raid456
+}
