@@ -110,9 +110,25 @@ int rkm_locate(struct rkm_code *c, rkm_size_t len,
 int rkm_decode_matrix(struct rkm_code *c, rkm_u64 erased,
 		      rkm_u8 *survivors, rkm_u8 *rows);
 
-/* Implementation chosen at init: "scalar", "ssse3", "avx2", "avx512", "gfni". */
+/*
+ * Implementation in use: "scalar", "ssse3", "avx2", "avx512", "gfni-avx2"
+ * (GFNI on 32-byte vectors) or "gfni" (GFNI on AVX-512 vectors).
+ */
 const char *rkm_codec_impl(void);
-/* Measure the available implementations and pick the fastest; 0 or error. */
+/*
+ * Check every implementation the CPU supports against a known answer,
+ * measure them briefly and pick the fastest; 0 or -RKM_EINVAL when even
+ * the scalar reference fails (the module then refuses to load).  In user
+ * space the first codec call runs it, and RKM_CODEC_IMPL=name in the
+ * environment forces an implementation instead of measuring.
+ */
 int rkm_codec_init(void);
+
+/* Tests and benchmarks: the compiled implementations, NULL past the end. */
+const char *rkm_codec_impl_name(int i);
+/* Does this CPU support implementation @name? */
+int rkm_codec_impl_usable(const char *name);
+/* Switch to @name (after its known-answer check); 0 or -RKM_EINVAL. */
+int rkm_codec_use(const char *name);
 
 #endif /* RKM_CODEC_H */

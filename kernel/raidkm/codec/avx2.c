@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AVX2 kernel: split-nibble multiplication with VPSHUFB on 32-byte
+ * vectors, two vectors per 64-byte strip.  Built with -mavx2.
+ */
+#include "simd_x86.h"
+
+#define RKM_V		__m256i
+#define RKM_VW		32
+#define RKM_MAXG	4
+
+/* an input split in nibbles, or a coefficient's two tables */
+struct rkm_nib {
+	__m256i lo, hi;
+};
+
+#define RKM_CTX		struct rkm_nib
+#define RKM_T		struct rkm_nib
+
+static inline __m256i rkm_v_ld(const rkm_u8 *p)
+{
+	return _mm256_loadu_si256((const __m256i *)p);
+}
+
+static inline void rkm_v_st(rkm_u8 *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)p, v);
+}
+
+static inline __m256i rkm_v_xor(__m256i a, __m256i b)
+{
+	return _mm256_xor_si256(a, b);
+}
+
+static inline __m256i rkm_v_zero(void)
+{
+	return _mm256_setzero_si256();
+}
+
+static inline __m256i rkm_v_mul2(__m256i v)
+{
+	__m256i hi = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+
+	return _mm256_xor_si256(_mm256_add_epi8(v, v),
+				_mm256_and_si256(hi, _mm256_set1_epi8(0x1d)));
+}
+
+static inline struct rkm_nib rkm_v_prep(__m256i d)
+{
+	__m256i mask = _mm256_set1_epi8(0x0f);
+	struct rkm_nib c;
+
+	c.lo = _mm256_and_si256(d, mask);
+	c.hi = _mm256_and_si256(_mm256_srli_epi16(d, 4), mask);
+	return c;
+}
+
+static inline struct rkm_nib rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
+{
+	const rkm_u8 *t = mt->nib + 32 * i;
+	struct rkm_nib r;
+
+	r.lo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+	r.hi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(t + 16)));
+	return r;
+}
+
+static inline __m256i rkm_v_term(struct rkm_nib t, struct rkm_nib c)
+{
+	return _mm256_xor_si256(_mm256_shuffle_epi8(t.lo, c.lo),
+				_mm256_shuffle_epi8(t.hi, c.hi));
+}
+
+#include "simd_body.h"
+
+const struct rkm_ops rkm_ops_avx2 = {
+	.name = "avx2",
+	.simd = 1,
+	.mul = rkm_simd_mul,
+};

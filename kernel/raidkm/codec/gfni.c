@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GFNI kernels: one GF2P8AFFINEQB per coefficient and vector, with the
+ * 8x8 bit matrix of multiplication by the coefficient in our field
+ * (0x11D; GF2P8MULB's fixed 0x11B field does not apply).  Two widths:
+ * "gfni" on 64-byte AVX-512 vectors, "gfni-avx2" on 32-byte VEX vectors.
+ * Built with -mgfni -mavx2 -mavx512f -mavx512bw; each ops entry is only
+ * used where the CPU has its features.
+ */
+#include "simd_x86.h"
+
+/* multiplication by 2 in 0x11D as a GF2P8AFFINEQB bit matrix */
+#define RKM_GFNI_MUL2	0x8001828488102040ULL
+
+/* ---- 64-byte vectors --------------------------------------------------- */
+#define RKM_V		__m512i
+#define RKM_VW		64
+#define RKM_MAXG	8
+#define RKM_STRIPS	2
+#define RKM_CTX		__m512i
+#define RKM_T		__m512i
+
+static inline __m512i rkm_v_ld(const rkm_u8 *p)
+{
+	return _mm512_loadu_si512((const void *)p);
+}
+
+static inline void rkm_v_st(rkm_u8 *p, __m512i v)
+{
+	_mm512_storeu_si512((void *)p, v);
+}
+
+static inline __m512i rkm_v_xor(__m512i a, __m512i b)
+{
+	return _mm512_xor_si512(a, b);
+}
+
+static inline __m512i rkm_v_zero(void)
+{
+	return _mm512_setzero_si512();
+}
+
+static inline __m512i rkm_v_mul2(__m512i v)
+{
+	return _mm512_gf2p8affine_epi64_epi8(v,
+			_mm512_set1_epi64(RKM_GFNI_MUL2), 0);
+}
+
+static inline __m512i rkm_v_prep(__m512i d)
+{
+	return d;
+}
+
+static inline __m512i rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
+{
+	return _mm512_set1_epi64((long long)mt->aff[i]);
+}
+
+static inline __m512i rkm_v_term(__m512i t, __m512i d)
+{
+	return _mm512_gf2p8affine_epi64_epi8(d, t, 0);
+}
+
+#define rkm_simd_pass	rkm_gfni512_pass
+#define rkm_simd_pass_n	rkm_gfni512_pass_n
+#define rkm_simd_pass_np	rkm_gfni512_pass_np
+#define rkm_simd_mul	rkm_gfni512_mul
+#include "simd_body.h"
+#undef rkm_simd_pass
+#undef rkm_simd_pass_n
+#undef rkm_simd_pass_np
+#undef rkm_simd_mul
+
+#undef RKM_V
+#undef RKM_VW
+#undef RKM_MAXG
+#undef RKM_CTX
+#undef RKM_T
+#undef RKM_U
+#undef RKM_UPQ
+#undef RKM_STRIPS
+#define rkm_v_ld	rkm_v256_ld
+#define rkm_v_st	rkm_v256_st
+#define rkm_v_xor	rkm_v256_xor
+#define rkm_v_zero	rkm_v256_zero
+#define rkm_v_mul2	rkm_v256_mul2
+#define rkm_v_prep	rkm_v256_prep
+#define rkm_v_tbl	rkm_v256_tbl
+#define rkm_v_term	rkm_v256_term
+
+/* ---- 32-byte vectors --------------------------------------------------- */
+#define RKM_V		__m256i
+#define RKM_VW		32
+#define RKM_MAXG	4
+#define RKM_CTX		__m256i
+#define RKM_T		__m256i
+
+static inline __m256i rkm_v_ld(const rkm_u8 *p)
+{
+	return _mm256_loadu_si256((const __m256i *)p);
+}
+
+static inline void rkm_v_st(rkm_u8 *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)p, v);
+}
+
+static inline __m256i rkm_v_xor(__m256i a, __m256i b)
+{
+	return _mm256_xor_si256(a, b);
+}
+
+static inline __m256i rkm_v_zero(void)
+{
+	return _mm256_setzero_si256();
+}
+
+static inline __m256i rkm_v_mul2(__m256i v)
+{
+	return _mm256_gf2p8affine_epi64_epi8(v,
+			_mm256_set1_epi64x(RKM_GFNI_MUL2), 0);
+}
+
+static inline __m256i rkm_v_prep(__m256i d)
+{
+	return d;
+}
+
+static inline __m256i rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
+{
+	return _mm256_set1_epi64x((long long)mt->aff[i]);
+}
+
+static inline __m256i rkm_v_term(__m256i t, __m256i d)
+{
+	return _mm256_gf2p8affine_epi64_epi8(d, t, 0);
+}
+
+#define rkm_simd_pass	rkm_gfni256_pass
+#define rkm_simd_pass_n	rkm_gfni256_pass_n
+#define rkm_simd_pass_np	rkm_gfni256_pass_np
+#define rkm_simd_mul	rkm_gfni256_mul
+#include "simd_body.h"
+
+const struct rkm_ops rkm_ops_gfni = {
+	.name = "gfni",
+	.simd = 1,
+	.mul = rkm_gfni512_mul,
+};
+
+const struct rkm_ops rkm_ops_gfni_avx2 = {
+	.name = "gfni-avx2",
+	.simd = 1,
+	.mul = rkm_gfni256_mul,
+};

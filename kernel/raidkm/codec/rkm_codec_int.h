@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raidkm codec internals: the field, prepared matrices and the ops table
+ * the per-ISA kernels implement.  Not for callers outside codec/.
+ */
+#ifndef RKM_CODEC_INT_H
+#define RKM_CODEC_INT_H
+
+#include "rkm_port.h"
+
+/* GF(2^8), polynomial x^8+x^4+x^3+x^2+1, generator 2 (Linux RAID-6) */
+#define RKM_GF_POLY	0x11d
+
+/* Rows of the fixed parity matrix: any (k, m) uses its top-left corner. */
+#define RKM_GEN_ROWS	16
+#define RKM_GEN_COLS	63
+
+/*
+ * A prepared matrix: nout x nin coefficients and, per coefficient, the
+ * forms the kernels use: two 16-entry nibble tables (c*i, c*(i<<4)) for
+ * PSHUFB and the 8x8 bit matrix of multiplication by c for GF2P8AFFINEQB.
+ */
+struct rkm_mat {
+	int nout, nin;
+	rkm_u32 ones;		/* rows whose coefficients are all 1 */
+	rkm_u32 pow2;		/* rows whose coefficient j is 2^j */
+	rkm_u8 *coef;		/* [nout * nin] */
+	rkm_u8 *nib;		/* [nout * nin][32], 64-byte aligned */
+	rkm_u64 *aff;		/* [nout * nin] */
+};
+
+/*
+ * The one primitive every operation goes through:
+ *   out[r][off..off+len) (^)= sum_j coef[r][col(j)] * in[j][off..off+len)
+ * for r < mt->nout, j < nin, where col(j) = cols ? cols[j] : j (cols lets
+ * delta feed a column twice, or a subset of columns).  acc: 0 overwrite,
+ * 1 accumulate into out.  len and off are multiples of 64.
+ */
+typedef void (*rkm_mul_fn)(const struct rkm_mat *mt, const rkm_u8 *cols,
+			   int nin, rkm_size_t off, rkm_size_t len,
+			   const rkm_u8 *const *in, rkm_u8 *const *out,
+			   int acc);
+
+struct rkm_ops {
+	const char *name;
+	int simd;			/* needs kernel_fpu_begin/end */
+	rkm_mul_fn mul;
+};
+
+extern const struct rkm_ops rkm_ops_scalar;
+#if defined(__x86_64__)
+extern const struct rkm_ops rkm_ops_ssse3;
+extern const struct rkm_ops rkm_ops_avx2;
+extern const struct rkm_ops rkm_ops_avx512;
+extern const struct rkm_ops rkm_ops_gfni;
+extern const struct rkm_ops rkm_ops_gfni_avx2;
+#endif
+
+/* gf.c */
+extern rkm_u8 rkm_gf_exp[510];
+extern rkm_u8 rkm_gf_log[256];
+extern rkm_u8 rkm_gf_mul_tbl[256][256];
+extern rkm_u8 rkm_gf_nib[256][32];	/* c*i, c*(i<<4), i < 16 */
+extern rkm_u64 rkm_gf_aff[256];		/* rkm_gf_affine(c) */
+void rkm_gf_init(void);
+static inline rkm_u8 rkm_gf_mul(rkm_u8 a, rkm_u8 b)
+{
+	return rkm_gf_mul_tbl[a][b];
+}
+rkm_u8 rkm_gf_inv(rkm_u8 a);
+rkm_u8 rkm_gf_div(rkm_u8 a, rkm_u8 b);
+rkm_u64 rkm_gf_affine(rkm_u8 c);
+int rkm_gf_invert(rkm_u8 *a, rkm_u8 *inv, int n);	/* 0 or -1 */
+
+/* mat.c */
+rkm_size_t rkm_mat_size(int nout, int nin);
+void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
+		     const rkm_u8 *coef);
+struct rkm_mat *rkm_mat_alloc(int nout, int nin, const rkm_u8 *coef);
+
+/* select.c: the implementation in use, and the sliced runner */
+const struct rkm_ops *rkm_ops_current(void);
+void rkm_run_mul(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
+		 rkm_size_t len, const rkm_u8 *const *in,
+		 rkm_u8 *const *out, int acc);
+int rkm_codec_ensure_init(void);
+
+#endif /* RKM_CODEC_INT_H */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Implementation choice: which kernels this CPU can run, a known-answer
+ * check of each, a short measurement, and the sliced runner every codec
+ * operation calls (SIMD only inside kernel_fpu_begin/end, in slices of at
+ * most RKM_SLICE_BYTES of input so preemption stays off briefly).
+ */
+#include "rkm_codec_int.h"
+#include "rkm_codec.h"
+
+#define RKM_SLICE_BYTES	(64 << 10)
+
+struct rkm_impl {
+	const struct rkm_ops *ops;
+	int (*usable)(void);
+};
+
+static int rkm_yes(void)
+{
+	return 1;
+}
+
+#if defined(__x86_64__)
+static int rkm_has_ssse3(void)
+{
+	return RKM_CPU_SSSE3();
+}
+
+static int rkm_has_avx2(void)
+{
+	return RKM_CPU_AVX2();
+}
+
+static int rkm_has_avx512(void)
+{
+	return RKM_CPU_AVX512BW();
+}
+
+static int rkm_has_gfni_avx2(void)
+{
+	return RKM_CPU_AVX2() && RKM_CPU_GFNI();
+}
+
+static int rkm_has_gfni(void)
+{
+	return RKM_CPU_AVX512BW() && RKM_CPU_GFNI();
+}
+#endif
+
+static const struct rkm_impl rkm_impls[] = {
+	{ &rkm_ops_scalar, rkm_yes },
+#if defined(__x86_64__)
+	{ &rkm_ops_ssse3, rkm_has_ssse3 },
+	{ &rkm_ops_avx2, rkm_has_avx2 },
+	{ &rkm_ops_avx512, rkm_has_avx512 },
+	{ &rkm_ops_gfni_avx2, rkm_has_gfni_avx2 },
+	{ &rkm_ops_gfni, rkm_has_gfni },
+#endif
+};
+
+#define RKM_NIMPL	((int)ARRAY_SIZE(rkm_impls))
+
+static const struct rkm_ops *rkm_cur = &rkm_ops_scalar;
+static int rkm_init_state;	/* 0 not yet, 1 ready, < 0 failed */
+
+const struct rkm_ops *rkm_ops_current(void)
+{
+	return rkm_read_once(rkm_cur);
+}
+
+static void rkm_run_ops(const struct rkm_ops *ops, const struct rkm_mat *mt,
+			const rkm_u8 *cols, int nin, rkm_size_t len,
+			const rkm_u8 *const *in, rkm_u8 *const *out, int acc)
+{
+	rkm_size_t slice, off, n;
+
+	if (ops->simd && !RKM_SIMD_USABLE())
+		ops = &rkm_ops_scalar;
+	if (!ops->simd) {
+		ops->mul(mt, cols, nin, 0, len, in, out, acc);
+		return;
+	}
+	slice = (RKM_SLICE_BYTES / nin) & ~(rkm_size_t)(RKM_LEN_ALIGN - 1);
+	if (slice < RKM_LEN_ALIGN)
+		slice = RKM_LEN_ALIGN;
+	for (off = 0; off < len; off += n) {
+		n = len - off < slice ? len - off : slice;
+		RKM_FPU_BEGIN();
+		ops->mul(mt, cols, nin, off, n, in, out, acc);
+		RKM_FPU_END();
+	}
+}
+
+void rkm_run_mul(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
+		 rkm_size_t len, const rkm_u8 *const *in,
+		 rkm_u8 *const *out, int acc)
+{
+	rkm_run_ops(rkm_ops_current(), mt, cols, nin, len, in, out, acc);
+}
+
+/* ---- known-answer check ------------------------------------------------ */
+
+/*
+ * k = 5, m = 4 (P, Q and two general rows), 192-byte chunks of a fixed
+ * pseudo-random pattern; FNV-1a of the four parity chunks.  The value was
+ * computed with the scalar kernel, itself checked against an independent
+ * bitwise P/Q/Cauchy reference by tests/unit/codec_test.c.
+ */
+#define RKM_KAT_K	5
+#define RKM_KAT_M	4
+#define RKM_KAT_LEN	192
+#define RKM_KAT_HASH	0x81a86192u
+
+struct rkm_kat_buf {
+	rkm_u8 data[RKM_KAT_K][RKM_KAT_LEN];
+	rkm_u8 par[RKM_KAT_M][RKM_KAT_LEN];
+	rkm_u8 ref[RKM_KAT_M][RKM_KAT_LEN];
+	rkm_u8 coef[RKM_KAT_M * RKM_KAT_K];
+	rkm_u8 cols[2 * RKM_KAT_K];
+};
+
+static rkm_u32 rkm_fnv(rkm_u32 h, const rkm_u8 *p, rkm_size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
+
+/*
+ * Run @ops on the known answer (plain encode), then on an accumulating
+ * multiply through a column map, compared with the scalar kernel.
+ */
+static int rkm_kat(const struct rkm_ops *ops)
+{
+	struct rkm_kat_buf *b = rkm_alloc(sizeof(*b));
+	struct rkm_mat *mt = NULL;
+	const rkm_u8 *in[2 * RKM_KAT_K];
+	rkm_u8 *out[RKM_KAT_M], *ref[RKM_KAT_M];
+	rkm_u32 seed = 12345, h = 2166136261u;
+	int i, j, ret = -RKM_EINVAL;
+
+	if (!b)
+		return -RKM_ENOMEM;
+	for (i = 0; i < RKM_KAT_K; i++)
+		for (j = 0; j < RKM_KAT_LEN; j++) {
+			seed = seed * 1103515245u + 12345u;
+			b->data[i][j] = seed >> 16;
+		}
+	rkm_parity_matrix(RKM_KAT_K, RKM_KAT_M, b->coef);
+	mt = rkm_mat_alloc(RKM_KAT_M, RKM_KAT_K, b->coef);
+	if (!mt) {
+		ret = -RKM_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < RKM_KAT_K; i++)
+		in[i] = b->data[i];
+	for (i = 0; i < RKM_KAT_M; i++) {
+		out[i] = b->par[i];
+		ref[i] = b->ref[i];
+	}
+	rkm_run_ops(ops, mt, NULL, RKM_KAT_K, RKM_KAT_LEN, in, out, 0);
+	for (i = 0; i < RKM_KAT_M; i++)
+		h = rkm_fnv(h, b->par[i], RKM_KAT_LEN);
+	if (h != RKM_KAT_HASH) {
+		rkm_err("raidkm: codec %s: known-answer hash %08x != %08x\n",
+			ops->name, h, RKM_KAT_HASH);
+		goto out;
+	}
+	/* columns 3,3,0,4 fed from data 0..3, accumulated onto the parity */
+	b->cols[0] = 3;
+	b->cols[1] = 3;
+	b->cols[2] = 0;
+	b->cols[3] = 4;
+	memcpy(b->ref, b->par, sizeof(b->ref));
+	rkm_run_ops(ops, mt, b->cols, 4, RKM_KAT_LEN, in, out, 1);
+	rkm_ops_scalar.mul(mt, b->cols, 4, 0, RKM_KAT_LEN, in, ref, 1);
+	if (memcmp(b->par, b->ref, sizeof(b->ref))) {
+		rkm_err("raidkm: codec %s: accumulate check failed\n",
+			ops->name);
+		goto out;
+	}
+	ret = 0;
+out:
+	rkm_free(mt);
+	rkm_free(b);
+	return ret;
+}
+
+/* ---- measurement ------------------------------------------------------- */
+
+#define RKM_BENCH_K	8
+#define RKM_BENCH_M	4
+#define RKM_BENCH_LEN	4096
+
+/* MB/s of data encoded by @ops at 8+4 with 4 KiB chunks; 0 on error. */
+static unsigned long rkm_measure(const struct rkm_ops *ops)
+{
+	rkm_u8 *buf, coef[RKM_BENCH_K * RKM_BENCH_M];
+	const rkm_u8 *in[RKM_BENCH_K];
+	rkm_u8 *out[RKM_BENCH_M];
+	struct rkm_mat *mt;
+	rkm_u64 t0, t, dt = 0, bytes;
+	int i, iter, trial;
+
+	buf = rkm_alloc((RKM_BENCH_K + RKM_BENCH_M) * RKM_BENCH_LEN);
+	rkm_parity_matrix(RKM_BENCH_K, RKM_BENCH_M, coef);
+	mt = rkm_mat_alloc(RKM_BENCH_M, RKM_BENCH_K, coef);
+	if (!buf || !mt) {
+		rkm_free(buf);
+		rkm_free(mt);
+		return 0;
+	}
+	for (i = 0; i < RKM_BENCH_K; i++) {
+		memset(buf + i * RKM_BENCH_LEN, 0x5a + i, RKM_BENCH_LEN);
+		in[i] = buf + i * RKM_BENCH_LEN;
+	}
+	for (i = 0; i < RKM_BENCH_M; i++)
+		out[i] = buf + (RKM_BENCH_K + i) * RKM_BENCH_LEN;
+	/* one warm-up, then the best of 5 trials of 8 runs (noise only slows) */
+	rkm_run_ops(ops, mt, NULL, RKM_BENCH_K, RKM_BENCH_LEN, in, out, 0);
+	for (trial = 0; trial < 5; trial++) {
+		t0 = rkm_now_ns();
+		for (iter = 0; iter < 8; iter++)
+			rkm_run_ops(ops, mt, NULL, RKM_BENCH_K, RKM_BENCH_LEN,
+				    in, out, 0);
+		t = rkm_now_ns() - t0;
+		if (!trial || t < dt)
+			dt = t;
+	}
+	bytes = 8 * RKM_BENCH_K * RKM_BENCH_LEN;
+	rkm_free(buf);
+	rkm_free(mt);
+	if (!dt)
+		dt = 1;
+	return (unsigned long)(bytes * 1000 / dt);
+}
+
+/* ---- public ---------------------------------------------------------- */
+
+static int rkm_impl_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < RKM_NIMPL; i++)
+		if (!strcmp(rkm_impls[i].ops->name, name))
+			return i;
+	return -1;
+}
+
+const char *rkm_codec_impl_name(int i)
+{
+	return i >= 0 && i < RKM_NIMPL ? rkm_impls[i].ops->name : NULL;
+}
+
+int rkm_codec_impl_usable(const char *name)
+{
+	int i = rkm_impl_find(name);
+
+	return i >= 0 && rkm_impls[i].usable();
+}
+
+int rkm_codec_use(const char *name)
+{
+	int i = rkm_impl_find(name), ret;
+
+	if (i < 0 || !rkm_impls[i].usable())
+		return -RKM_EINVAL;
+	ret = rkm_codec_ensure_init();
+	if (ret)
+		return ret;
+	ret = rkm_kat(rkm_impls[i].ops);
+	if (ret)
+		return ret;
+	rkm_write_once(rkm_cur, rkm_impls[i].ops);
+	return 0;
+}
+
+const char *rkm_codec_impl(void)
+{
+	if (rkm_codec_ensure_init())
+		return "none";
+	return rkm_ops_current()->name;
+}
+
+static int rkm_codec_init_once(void)
+{
+	const struct rkm_ops *best = NULL;
+	unsigned long best_mbs = 0, mbs;
+	const char *force = rkm_getenv("RKM_CODEC_IMPL");
+	int i, ret;
+
+	rkm_gf_init();
+	rkm_init_state = 1;	/* tables ready: the checks below may run */
+	ret = rkm_kat(&rkm_ops_scalar);
+	if (ret) {
+		rkm_err("raidkm: codec scalar reference failed its known-answer check\n");
+		goto fail;
+	}
+	if (force && *force) {
+		i = rkm_impl_find(force);
+		if (i < 0 || !rkm_impls[i].usable() ||
+		    rkm_kat(rkm_impls[i].ops)) {
+			rkm_err("raidkm: RKM_CODEC_IMPL=%s: unknown, unusable or failing\n",
+				force);
+			ret = -RKM_EINVAL;
+			goto fail;
+		}
+		rkm_write_once(rkm_cur, rkm_impls[i].ops);
+		return 0;
+	}
+	for (i = 0; i < RKM_NIMPL; i++) {
+		const struct rkm_ops *ops = rkm_impls[i].ops;
+
+		if (!rkm_impls[i].usable())
+			continue;
+		if (rkm_kat(ops)) {
+			rkm_info("raidkm: codec %s: known-answer check failed, skipped\n",
+				 ops->name);
+			continue;
+		}
+		mbs = rkm_measure(ops);
+		rkm_info("raidkm: codec %s: known-answer ok, %lu MB/s (8+4 encode, 4 KiB)\n",
+			 ops->name, mbs);
+		if (!best || mbs > best_mbs) {
+			best = ops;
+			best_mbs = mbs;
+		}
+	}
+	rkm_write_once(rkm_cur, best);
+	rkm_info("raidkm: codec chose %s (%lu MB/s)\n", best->name, best_mbs);
+	return 0;
+fail:
+	rkm_init_state = ret;
+	return ret;
+}
+
+#ifdef __KERNEL__
+int rkm_codec_init(void)
+{
+	return rkm_codec_init_once();
+}
+
+int rkm_codec_ensure_init(void)
+{
+	return rkm_init_state > 0 ? 0 : -RKM_EINVAL;
+}
+#else
+static pthread_once_t rkm_once = PTHREAD_ONCE_INIT;
+static int rkm_once_ret;
+
+static void rkm_codec_init_user(void)
+{
+	rkm_once_ret = rkm_codec_init_once();
+}
+
+int rkm_codec_init(void)
+{
+	pthread_once(&rkm_once, rkm_codec_init_user);
+	return rkm_once_ret;
+}
+
+int rkm_codec_ensure_init(void)
+{
+	if (rkm_init_state > 0)
+		return 0;
+	return rkm_codec_init();
+}
+#endif

@@ -1,0 +1,50 @@
+# Issue 3: raidkm's codec initialises in the guest kernel: every
+# implementation the (emulated) CPU supports passes its known-answer check
+# against the scalar reference, one is chosen, and the read-only module
+# parameter codec_impl names it.  No timing is asserted.
+# timeout: 90
+. /lib/raidkm/lib.sh
+
+load_raidkm
+log=$(dmesg | grep 'raidkm: codec')
+echo "$log"
+
+param=/sys/module/raidkm/parameters/codec_impl
+[ -r $param ] || fail "no $param"
+impl=$(cat $param)
+case "$impl" in
+scalar|ssse3|avx2|avx512|gfni-avx2|gfni) ;;
+*) fail "codec_impl is '$impl', not a known implementation" ;;
+esac
+echo "$log" | grep -q "raidkm: codec chose $impl (" ||
+	fail "dmesg has no 'codec chose $impl' line"
+echo "$log" | grep -q "raidkm: codec scalar: known-answer ok" ||
+	fail "the scalar reference did not pass its known-answer check"
+echo "$log" | grep -q "raidkm: codec $impl: known-answer ok" ||
+	fail "the chosen $impl has no known-answer ok line"
+echo "$log" | grep -q "known-answer check failed" &&
+	fail "an implementation failed its known-answer check"
+
+# every implementation the guest CPU supports was checked
+flags=$(grep -m1 '^flags' /proc/cpuinfo)
+has() { echo " $flags " | grep -q " $1 "; }
+want="scalar"
+has ssse3 && want="$want ssse3"
+has avx2 && want="$want avx2"
+has avx512bw && want="$want avx512"
+has avx2 && has gfni && want="$want gfni-avx2"
+has avx512bw && has gfni && want="$want gfni"
+for w in $want; do
+	echo "$log" | grep -q "raidkm: codec $w: known-answer ok" ||
+		fail "CPU supports $w but dmesg has no known-answer ok line for it"
+done
+
+# the parameter is read-only
+(echo scalar > $param) 2>/dev/null && fail "codec_impl accepted a write"
+[ "$(cat $param)" = "$impl" ] || fail "codec_impl changed after a write attempt"
+
+# the module unloads and loads again with the same checks
+check rmmod raidkm
+check modprobe raidkm
+[ -r $param ] || fail "no $param after reload"
+echo "codec-selftest: ok ($impl; checked: $want)"
