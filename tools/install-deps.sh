@@ -19,7 +19,7 @@ fi
 # are installed in one transaction so apt resolves them together.
 PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	build-essential bc kmod cpio xz-utils dpkg-dev pkg-config
-	qemu-system-x86 busybox-static fio
+	qemu-system-x86 busybox-static fio dmsetup
 	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev
 	python3 perl git"
 

@@ -44,6 +44,8 @@ copy_prog() {
 
 copy_prog "$mdadm" /sbin/mdadm
 copy_prog "$(command -v fio)" /usr/bin/fio
+# dm tables for fault injection (km bad-sector and unclean-stop scenarios)
+copy_prog "$(command -v dmsetup)" /sbin/dmsetup
 for p in "$@"; do
 	[ -x "$p" ] || die "guest program $p is missing (run make)"
 	copy_prog "$p" "/usr/bin/${p##*/}"
