@@ -45,7 +45,9 @@ struct rkmd_backend_ops {
 	int (*probe)(char *why, size_t whylen);
 	/*
 	 * Start: the arena [base, base + len) stays mapped until ->close.
-	 * nthreads is a hint.  Returns a backend or NULL (reason in why).
+	 * nthreads is a hint (-1: the backend's default, 0: code on the
+	 * submitting thread where the backend can).  Returns a backend or
+	 * NULL (reason in why).
 	 */
 	struct rkmd_backend *(*open)(void *base, size_t len, int nthreads,
 				     rkmd_complete_fn done, void *ctx,

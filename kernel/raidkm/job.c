@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Coding job dispatch.  Every job runs on the in-kernel CPU codec; the
- * offload path hooks in here to route jobs to raidkmd.
+ * Coding jobs: the CPU codec runner and the submission entry point.  A
+ * job goes to raidkmd when the dispatcher takes it (dispatch.c), else it
+ * is coded here, synchronously, on the in-kernel codec.
  */
 #include <linux/kernel.h>
 #include "rkm_job.h"
+#include "offload.h"
 
 void rkm_job_run_cpu(struct rkm_job *job)
 {
@@ -40,6 +42,9 @@ void rkm_job_run_cpu(struct rkm_job *job)
 
 void rkm_job_submit(struct rkm_job *job)
 {
+	if (rkm_dispatch_submit(job))
+		return;
 	rkm_job_run_cpu(job);
+	rkm_stat_job(job, RAIDKM_STAT_JOBS_CPU, 1);
 	job->done(job);
 }

@@ -21,9 +21,15 @@ static int __init raidkm_init(void)
 	}
 	pr_info("raidkm: codec implementation %s\n", rkm_codec_impl());
 
-	ret = rkm_personality_register();
+	ret = rkm_offload_init();
 	if (ret)
 		return ret;
+
+	ret = rkm_personality_register();
+	if (ret) {
+		rkm_offload_exit();
+		return ret;
+	}
 	pr_info("raidkm: md personality %s registered as level %d\n",
 		RAIDKM_LEVEL_NAME, RAIDKM_LEVEL);
 	return 0;
@@ -32,6 +38,7 @@ static int __init raidkm_init(void)
 static void __exit raidkm_exit(void)
 {
 	rkm_personality_unregister();
+	rkm_offload_exit();
 	pr_info("raidkm: unloaded\n");
 }
 

@@ -12,6 +12,8 @@
 #define RKM_JOB_H
 
 #include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/list.h>
 #include "codec/rkm_codec.h"
 
 enum rkm_job_op {
@@ -33,7 +35,28 @@ struct rkm_job {
 	int result;			/* 0 or -errno; CHECK/LOCATE answer */
 	void (*done)(struct rkm_job *job);
 	void *priv;			/* the submitter's */
+	struct rkm_job_stats *stats;	/* NULL, or the array's counters */
 };
+
+/*
+ * Per-array offload counters.  An array that wants them registers one
+ * (name: the md device, "md0") and points its jobs' ->stats at it; they
+ * are shown by raidkmctl status (netlink GET_STATS) next to the global
+ * counters of /sys/kernel/raidkm.  Unregister before freeing.
+ */
+struct rkm_job_stats {
+	atomic64_t offloaded;		/* jobs completed by the daemon */
+	atomic64_t cpu;			/* jobs run on the in-kernel codec */
+	atomic64_t deadline_misses;	/* offloaded jobs past their deadline */
+	atomic64_t reruns;		/* re-run on the CPU after daemon loss */
+	atomic64_t verify_mismatches;	/* verify_ppm re-checks that differed */
+	atomic64_t bytes_offloaded;	/* chunk bytes described to the daemon */
+	struct list_head node;		/* registry (offload_stats.c) */
+	char name[32];
+};
+
+void rkm_job_stats_register(struct rkm_job_stats *s, const char *name);
+void rkm_job_stats_unregister(struct rkm_job_stats *s);
 
 /* Code the job; ->done is called exactly once, maybe before this returns. */
 void rkm_job_submit(struct rkm_job *job);

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raidkmd core: consume submission entries, validate them, hand them to
+ * the backend, post completions, ring doorbells only when the other side
+ * sleeps.  One thread runs this loop; backends may complete jobs from
+ * their own threads.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ring/rkm_ring.h"
+#include "rkmd.h"
+#include "rkmd_log.h"
+
+/* How long a clean stop waits for the kernel end to close the session */
+#define RKMD_STOP_GRACE_MS	5000
+/* Poll timeout while idle: kstate changes are noticed at least this often */
+#define RKMD_IDLE_POLL_MS	100
+/*
+ * Entries taken per pass before completions are posted: bounds how long
+ * finished jobs wait behind a long batch (an inline backend codes them
+ * as it takes them).
+ */
+#define RKMD_CONSUME_BATCH	16
+/* Longest a published completion waits for its (coalesced) doorbell */
+#define RKMD_BELL_DELAY_US	500
+
+struct rkmd_slot {
+	struct rkmd_job job;
+	uint32_t gen;
+	uint8_t busy;
+	__u64 *offs;
+	uint8_t **ptrs;
+	int32_t result[RAIDKM_MAX_STRIPES];
+};
+
+struct pend_ent {
+	uint32_t id;
+	uint32_t gen;
+	int32_t status;
+	uint64_t bitmap;
+};
+
+struct rkmd_core {
+	struct rkmd_transport *t;
+	const struct rkmd_core_cfg *cfg;
+	const struct rkmd_backend_ops *bops;
+	struct rkmd_backend *be;
+	struct raidkm_shm_hdr hdr;	/* private, checked copy */
+	struct raidkm_shm_hdr *shdr;	/* shared: only kstate is re-read */
+	struct rkm_shm_limits lim;
+	struct rkm_ring sq, cq;
+	uint8_t *desc, *arena;
+	struct rkmd_slot *slots;
+	uint32_t ndesc_max;
+
+	/*
+	 * ->lock covers the completion side, which backend threads share
+	 * with the serving thread: pending completions, the completion ring
+	 * (producer), slot busy flags, ->inflight, ->sleeping and the stats.
+	 * While the serving thread sleeps, a backend thread that completes a
+	 * job posts it to the ring itself, so completions never wait for a
+	 * wake-up of the serving thread.
+	 */
+	pthread_mutex_t lock;
+	int sleeping;
+	int proto_err;
+	int wake_fd;
+	volatile sig_atomic_t stop;
+	struct pend_ent *pend;
+	uint32_t npend, pend_cap;
+	uint32_t inflight;
+	uint32_t unbelled;	/* published while the kernel end slept */
+	uint64_t unbelled_since;	/* us */
+	uint64_t coded;
+	struct rkmd_stats st;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void rkmd_core_stop(struct rkmd_core *c)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	if (!c)
+		return;
+	c->stop = 1;
+	r = write(c->wake_fd, &one, sizeof(one));
+	(void)r;
+}
+
+static void post(struct rkmd_core *c, uint32_t id, uint32_t gen,
+		 int32_t status, uint64_t bitmap)
+{
+	struct pend_ent *p = &c->pend[c->npend++];
+
+	p->id = id;
+	p->gen = gen;
+	p->status = status;
+	p->bitmap = bitmap;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void ring_locked(struct rkmd_core *c)
+{
+	c->unbelled = 0;
+	c->st.doorbells_out++;
+	if (c->t->ops->complete(c->t, c->cq.local) < 0)
+		rkmd_warn("completion doorbell failed");
+}
+
+/* Ring for completions published earlier if it is time.  ->lock held. */
+static int bell_locked(struct rkmd_core *c, int force)
+{
+	if (!c->unbelled)
+		return 0;
+	if (!force && c->inflight &&
+	    now_us() - c->unbelled_since < RKMD_BELL_DELAY_US)
+		return 0;
+	rkm_ring_mb();
+	if (rkm_ring_read_once(c->cq.ctl->flags) & RAIDKM_RING_NEED_WAKEUP)
+		ring_locked(c);
+	c->unbelled = 0;
+	return 0;
+}
+
+/*
+ * Write pending completions into the ring and ring the doorbell when the
+ * kernel end sleeps (coalesced, see below); 0 or -EPROTO.  ->lock held.
+ */
+static int flush_locked(struct rkmd_core *c, int force)
+{
+	struct raidkm_cqe *e;
+	uint32_t i, n, thresh;
+	int room;
+
+	if (!c->npend)
+		return bell_locked(c, force);
+	room = rkm_prod_room(&c->cq);
+	if (room < 0) {
+		rkmd_err("completion ring head is corrupt");
+		return -EPROTO;
+	}
+	n = c->npend < (uint32_t)room ? c->npend : (uint32_t)room;
+	if (!n)
+		return 0;
+	if (c->cfg->fault.delay_us)
+		usleep(c->cfg->fault.delay_us);
+	for (i = 0; i < n; i++) {
+		e = rkm_prod_slot(&c->cq);
+		e->id = c->pend[i].id;
+		e->gen = c->pend[i].gen;
+		e->status = c->pend[i].status;
+		e->flags = 0;
+		e->check_bitmap = c->pend[i].bitmap;
+		e->__resv = 0;
+		rkm_prod_commit(&c->cq);
+	}
+	c->npend -= n;
+	if (c->npend)
+		memmove(c->pend, c->pend + n, c->npend * sizeof(*c->pend));
+	if (!rkm_prod_publish(&c->cq)) {
+		/* The kernel end is awake and will see them. */
+		c->unbelled = 0;
+		return 0;
+	}
+	if (!c->unbelled)
+		c->unbelled_since = now_us();
+	c->unbelled += n;
+	/*
+	 * Coalesce doorbells while the backend still holds jobs: ring after
+	 * a quarter of what is in flight (at most 16) has completed, when
+	 * nothing is left in flight, or RKMD_BELL_DELAY_US after the first
+	 * completion that was not rung for.
+	 */
+	thresh = c->inflight / 4;
+	if (thresh > 16)
+		thresh = 16;
+	if (force || !c->inflight || c->unbelled > thresh ||
+	    now_us() - c->unbelled_since >= RKMD_BELL_DELAY_US)
+		ring_locked(c);
+	return 0;
+}
+
+static int32_t map_status(int status)
+{
+	switch (status) {
+	case 0:
+		return RAIDKM_ST_OK;
+	case -EINVAL:
+		return RAIDKM_ST_EINVAL;
+	case -EOPNOTSUPP:
+		return RAIDKM_ST_EOPNOTSUPP;
+	case -ENOMEM:
+		return RAIDKM_ST_ENOMEM;
+	default:
+		return RAIDKM_ST_EIO;
+	}
+}
+
+/* fault injection: one byte of the job's first output chunk flipped */
+static void corrupt_output(struct rkmd_slot *s)
+{
+	struct rkmd_job *j = &s->job;
+	uint8_t *p = j->chunk[j->k];
+	int i;
+
+	if (j->op == RKMD_OP_DECODE) {
+		for (i = 0; i < j->k + j->m; i++)
+			if (j->mask & (1ull << i)) {
+				p = j->chunk[i];
+				break;
+			}
+	}
+	p[j->len / 2] ^= 0x5a;
+}
+
+/* A job the backend finished: make its completion.  ->lock held. */
+static void finish_locked(struct rkmd_core *c, uint32_t id, int status)
+{
+	struct rkmd_slot *s = &c->slots[id];
+	uint64_t bitmap = 0;
+	int32_t st;
+	uint32_t k;
+
+	st = map_status(status);
+	if (st == RAIDKM_ST_OK && s->job.op == RKMD_OP_CHECK) {
+		for (k = 0; k < s->job.nstripes; k++) {
+			if (s->result[k] < 0)
+				st = RAIDKM_ST_EIO;
+			else if (s->result[k])
+				bitmap |= 1ull << k;
+		}
+		if (st != RAIDKM_ST_OK)
+			bitmap = 0;
+	}
+	if (st != RAIDKM_ST_OK)
+		c->st.backend_errors++;
+	if (st == RAIDKM_ST_OK && s->job.op != RKMD_OP_CHECK &&
+	    c->cfg->fault.corrupt_every &&
+	    ++c->coded % c->cfg->fault.corrupt_every == 0) {
+		corrupt_output(s);
+		c->st.faults++;
+	}
+	post(c, id, s->gen, st, bitmap);
+	s->busy = 0;
+	c->inflight--;
+}
+
+static void wake(struct rkmd_core *c)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	r = write(c->wake_fd, &one, sizeof(one));
+	(void)r;
+}
+
+static void core_done(void *ctx, struct rkmd_job *job, int status)
+{
+	struct rkmd_core *c = ctx;
+
+	pthread_mutex_lock(&c->lock);
+	finish_locked(c, (uint32_t)job->tag, status);
+	if (c->sleeping) {
+		/* The serving thread sleeps: post it from here. */
+		if (flush_locked(c, 0))
+			c->proto_err = 1;
+		if (c->npend || c->proto_err)
+			wake(c);	/* ring full or broken: let it look */
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void reject(struct rkmd_core *c, const struct raidkm_sqe *e,
+		   int32_t st, const char *why)
+{
+	c->st.rejected++;
+	rkmd_warn("submission %u/%u rejected: %s", e->id, e->gen, why);
+	/* An id out of range cannot be answered. */
+	if (e->id >= c->lim.nslots)
+		return;
+	pthread_mutex_lock(&c->lock);
+	post(c, e->id, e->gen, st, 0);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Validate one submission entry and start it */
+static void consume_one(struct rkmd_core *c, const struct raidkm_sqe *shared)
+{
+	struct raidkm_sqe e;
+	struct rkmd_slot *s;
+	const char *why;
+	uint32_t i, n;
+	int st, busy;
+
+	rkm_sqe_read(shared, &e);
+	c->st.jobs++;
+	st = rkm_sqe_check(&e, &c->lim, &why);
+	if (st) {
+		reject(c, &e, st, why);
+		return;
+	}
+	s = &c->slots[e.id];
+	pthread_mutex_lock(&c->lock);
+	busy = s->busy;
+	pthread_mutex_unlock(&c->lock);
+	if (busy) {
+		reject(c, &e, RAIDKM_ST_EINVAL, "slot still busy");
+		return;
+	}
+	st = rkm_desc_read(&e, (const __u64 *)(c->desc +
+				(size_t)e.id * c->lim.desc_slot_size),
+			   &c->lim, s->offs, &why);
+	if (st) {
+		reject(c, &e, st, why);
+		return;
+	}
+	n = e.ndesc;
+	for (i = 0; i < n; i++)
+		s->ptrs[i] = s->offs[i] == RAIDKM_OFF_NONE ? NULL :
+			     c->arena + s->offs[i];
+	s->gen = e.gen;
+	s->job.tag = e.id;
+	s->job.op = e.op;
+	s->job.k = e.k;
+	s->job.m = e.m;
+	s->job.len = e.len;
+	s->job.nstripes = e.nstripes;
+	s->job.mask = e.mask;
+	s->job.chunk = s->ptrs;
+	s->job.old = e.op == RAIDKM_OP_DELTA ?
+		     s->ptrs + (size_t)e.nstripes * (e.k + e.m) : NULL;
+	s->job.result = s->result;
+	c->st.stripes += e.nstripes;
+	c->st.bytes += (uint64_t)e.ndesc * e.len;
+	pthread_mutex_lock(&c->lock);
+	s->busy = 1;
+	c->inflight++;
+	pthread_mutex_unlock(&c->lock);
+
+	if (c->cfg->fault.exit_after &&
+	    c->st.jobs >= c->cfg->fault.exit_after) {
+		rkmd_warn("fault injection: exiting after %llu jobs",
+			  (unsigned long long)c->st.jobs);
+		_exit(3);
+	}
+	st = c->bops->submit(c->be, &s->job);
+	if (st) {
+		/* Not queued: complete it here with the backend's error. */
+		pthread_mutex_lock(&c->lock);
+		finish_locked(c, e.id, st);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+/* Consume what the submission ring holds; returns entries or -EPROTO */
+static int consume(struct rkmd_core *c)
+{
+	uint32_t i, n, cap;
+	int avail;
+
+	avail = rkm_cons_avail(&c->sq);
+	if (avail < 0) {
+		rkmd_err("submission ring tail is corrupt");
+		return -EPROTO;
+	}
+	/* Back-pressure: never hold more completions than we can store. */
+	pthread_mutex_lock(&c->lock);
+	cap = c->pend_cap - c->npend - c->inflight;
+	pthread_mutex_unlock(&c->lock);
+	if (cap > RKMD_CONSUME_BATCH)
+		cap = RKMD_CONSUME_BATCH;
+	n = (uint32_t)avail < cap ? (uint32_t)avail : cap;
+	for (i = 0; i < n; i++)
+		consume_one(c, rkm_cons_peek(&c->sq, i));
+	if (n)
+		rkm_cons_release(&c->sq, n);
+	return n;
+}
+
+static int core_setup(struct rkmd_core *c)
+{
+	const char *why;
+	uint32_t i;
+	int ret;
+
+	if (c->t->map_len < RAIDKM_HDR_SIZE)
+		return -EINVAL;
+	c->shdr = c->t->map;
+	memcpy(&c->hdr, c->shdr, sizeof(c->hdr));
+	ret = rkm_shm_check(&c->hdr, c->t->map_len, &why);
+	if (ret) {
+		rkmd_err("shared memory header: %s", why);
+		return -EPROTO;
+	}
+	rkm_shm_limits(&c->hdr, &c->lim);
+	/* Start at the indices the kernel end left (0 on a fresh open). */
+	rkm_ring_init(&c->sq, &c->shdr->sq_ctl, (uint8_t *)c->t->map +
+		      c->hdr.sq_off, c->hdr.sq_entries, c->hdr.sqe_size,
+		      rkm_ring_load_acquire(&c->shdr->sq_ctl.head));
+	rkm_ring_init(&c->cq, &c->shdr->cq_ctl, (uint8_t *)c->t->map +
+		      c->hdr.cq_off, c->hdr.cq_entries, c->hdr.cqe_size,
+		      rkm_ring_load_acquire(&c->shdr->cq_ctl.tail));
+	if (rkm_cons_avail(&c->sq) < 0 || rkm_prod_room(&c->cq) < 0) {
+		rkmd_err("ring indices are inconsistent at start");
+		return -EPROTO;
+	}
+	c->desc = (uint8_t *)c->t->map + c->hdr.desc_off;
+	c->arena = (uint8_t *)c->t->map + c->hdr.arena_off;
+	c->ndesc_max = c->lim.desc_slot_size / 8;
+	c->slots = calloc(c->lim.nslots, sizeof(*c->slots));
+	c->pend_cap = c->hdr.cq_entries + c->lim.nslots;
+	c->pend = calloc(c->pend_cap, sizeof(*c->pend));
+	if (!c->slots || !c->pend)
+		return -ENOMEM;
+	for (i = 0; i < c->lim.nslots; i++) {
+		c->slots[i].offs = calloc(c->ndesc_max, sizeof(__u64));
+		c->slots[i].ptrs = calloc(c->ndesc_max, sizeof(uint8_t *));
+		if (!c->slots[i].offs || !c->slots[i].ptrs)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void core_free(struct rkmd_core *c)
+{
+	uint32_t i;
+
+	if (c->slots)
+		for (i = 0; i < c->lim.nslots; i++) {
+			free(c->slots[i].offs);
+			free(c->slots[i].ptrs);
+		}
+	free(c->slots);
+	free(c->pend);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
+	pthread_mutex_destroy(&c->lock);
+}
+
+static int idle_wait(struct rkmd_core *c, int timeout_ms)
+{
+	struct pollfd pfd[2];
+	uint64_t v;
+	ssize_t r;
+	int n, ret = 0;
+
+	/* From here on backend threads post their own completions. */
+	pthread_mutex_lock(&c->lock);
+	if (flush_locked(c, 0))
+		c->proto_err = 1;
+	c->sleeping = 1;
+	pthread_mutex_unlock(&c->lock);
+	pfd[0].revents = pfd[1].revents = 0;
+	n = rkm_cons_prepare_sleep(&c->sq);
+	if (n != 0) {
+		n = 0;		/* work arrived: do not sleep */
+	} else {
+		pfd[0].fd = c->t->fd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = c->wake_fd;
+		pfd[1].events = POLLIN;
+		n = poll(pfd, 2, timeout_ms);
+		rkm_cons_woken(&c->sq);
+	}
+	/* Awake: this thread posts again (and owns the transport's socket). */
+	pthread_mutex_lock(&c->lock);
+	c->sleeping = 0;
+	pthread_mutex_unlock(&c->lock);
+	if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+		c->st.doorbells_in++;
+		ret = c->t->ops->events(c->t);
+	}
+	if (n > 0 && (pfd[1].revents & POLLIN)) {
+		r = read(c->wake_fd, &v, sizeof(v));
+		(void)r;
+	}
+	return ret;
+}
+
+int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
+	       struct rkmd_stats *stats, struct rkmd_core *volatile *corep)
+{
+	struct rkmd_core *c;
+	struct rkmd_attach_info ai;
+	uint64_t features = 0, stop_deadline = 0;
+	int ret, detach_sent = 0, closed = 0, progress, n, perr;
+	uint32_t inflight = 0, npend = 0, unbelled = 0;
+	char why[256] = "";
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->t = t;
+	c->cfg = cfg;
+	c->bops = cfg->backend;
+	pthread_mutex_init(&c->lock, NULL);
+	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->wake_fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	ret = core_setup(c);
+	if (ret)
+		goto out_free;
+	c->be = c->bops->open(c->arena, c->lim.arena_size, cfg->threads,
+			      core_done, c, why, sizeof(why));
+	if (!c->be) {
+		rkmd_err("backend %s: %s", c->bops->name, why);
+		ret = -ENODEV;
+		goto out_free;
+	}
+
+	memset(&ai, 0, sizeof(ai));
+	ai.backend = c->bops->name;
+	ai.session = c->hdr.session;
+	ai.features = RAIDKM_FEAT_ALL;
+	ai.max_k = RAIDKM_MAX_N - 1;
+	ai.max_m = RAIDKM_MAX_M;
+	ai.batch = cfg->batch ? cfg->batch : 16;
+	if (ai.batch > c->lim.max_stripes)
+		ai.batch = c->lim.max_stripes;
+	ai.ops = (1u << RAIDKM_OP_ENCODE) | (1u << RAIDKM_OP_DECODE) |
+		 (1u << RAIDKM_OP_DELTA) | (1u << RAIDKM_OP_CHECK);
+	ret = t->ops->attach(t, &ai, &features);
+	if (ret) {
+		rkmd_err("attach failed: %s", strerror(-ret));
+		goto out_close;
+	}
+	rkmd_info("attached via %s: backend %s, %u slots, arena %llu MiB, features 0x%llx",
+		  t->ops->name, c->bops->name, c->lim.nslots,
+		  (unsigned long long)(c->lim.arena_size >> 20),
+		  (unsigned long long)features);
+	if (corep)
+		*corep = c;
+
+	for (;;) {
+		progress = 0;
+		if (cfg->stop_flag &&
+		    __atomic_load_n(cfg->stop_flag, __ATOMIC_RELAXED))
+			c->stop = 1;
+		if (!closed) {
+			n = consume(c);
+			if (n < 0) {
+				ret = n;
+				break;
+			}
+			progress += n;
+		}
+		pthread_mutex_lock(&c->lock);
+		n = c->npend;
+		if (flush_locked(c, 0))
+			c->proto_err = 1;
+		progress += n - c->npend;
+		perr = c->proto_err;
+		inflight = c->inflight;
+		npend = c->npend;
+		unbelled = c->unbelled;
+		pthread_mutex_unlock(&c->lock);
+		if (perr) {
+			ret = -EPROTO;
+			break;
+		}
+
+		if (c->stop && !detach_sent) {
+			rkmd_info("stopping: draining %u job(s) and detaching",
+				  inflight);
+			if (t->ops->detach(t))
+				rkmd_warn("detach request failed");
+			detach_sent = 1;
+			stop_deadline = now_ms() + RKMD_STOP_GRACE_MS;
+		}
+		if (rkm_ring_load_acquire(&c->shdr->kstate) ==
+		    RAIDKM_KSTATE_CLOSED && !closed) {
+			/* The kernel submits nothing after CLOSED: drain. */
+			n = consume(c);
+			if (n < 0) {
+				ret = n;
+				break;
+			}
+			closed = 1;
+			if (!detach_sent)
+				rkmd_info("kernel closed the session");
+			continue;
+		}
+		if ((closed || (detach_sent && now_ms() > stop_deadline)) &&
+		    !inflight && !npend) {
+			/* Closed without our DETACH: the kernel dropped us. */
+			ret = detach_sent ? 0 : -ECONNRESET;
+			break;
+		}
+		if (progress)
+			continue;
+		/*
+		 * Coalesced doorbells are checked at every completion; the
+		 * 1 ms (pending) and 10 ms (jobs out) wake-ups only bound
+		 * their delay when the backend stalls.
+		 */
+		ret = idle_wait(c, npend || unbelled ? 1 :
+				(inflight || c->stop ? 10 : RKMD_IDLE_POLL_MS));
+		if (ret) {
+			if (ret != -ENOTCONN)
+				rkmd_warn("kernel end went away: %s",
+					  strerror(-ret));
+			break;
+		}
+	}
+
+	if (corep)
+		*corep = NULL;
+	/* Finish what the backend holds; post it if the ring still works. */
+	c->bops->drain(c->be);
+	pthread_mutex_lock(&c->lock);
+	if (!ret)
+		flush_locked(c, 1);
+	pthread_mutex_unlock(&c->lock);
+out_close:
+	c->bops->close(c->be);
+	if (!cfg->quiet_stats)
+		rkmd_info("served %llu jobs (%llu stripes, %llu MiB), %llu rejected, %llu backend errors, %llu faults injected",
+			  (unsigned long long)c->st.jobs,
+			  (unsigned long long)c->st.stripes,
+			  (unsigned long long)(c->st.bytes >> 20),
+			  (unsigned long long)c->st.rejected,
+			  (unsigned long long)c->st.backend_errors,
+			  (unsigned long long)c->st.faults);
+	if (stats)
+		*stats = c->st;
+out_free:
+	core_free(c);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+# raidkmd (daemon/), its loopback (daemon/loopback/) and the freestanding
+# ring code (kernel/raidkm/ring/) built for user space.
+#
+#   build/lib/librkmring.a   ring protocol (the files raidkm.ko builds)
+#   build/lib/librkmd.a      daemon core, cpu/noop backends, loopback
+#   build/bin/raidkmd        the daemon
+#   make bench-ring          loopback benchmark -> bench/results/ring-*.txt
+#
+# The CUDA backend (daemon/gpu/gpu.mk) plugs in by setting
+#   RKMD_CUDA_OBJS   objects defining rkmd_cuda_backend
+#   RKMD_CUDA_LIBS   what they need at link time (-lcudart ...)
+# and adding "$(RKMD_BIN): $(RKMD_CUDA_OBJS)".  gpu.mk is read after this
+# file, so both are used at recipe time only.  Without them raidkmd has
+# no cuda backend (a weak reference) and --backend=cuda says so.
+
+RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach
+RKM_RING_DIR   := $(TOP)/kernel/raidkm/ring
+RKM_RING_HDRS  := $(wildcard $(RKM_RING_DIR)/*.h) $(TOP)/kernel/raidkm/uapi/raidkm.h
+RKM_RING_OBJS  := $(addprefix $(BUILD)/ring/,$(addsuffix .o,$(RKM_RING_NAMES)))
+RKM_RING_LIB   := $(BUILD)/lib/librkmring.a
+
+# The codec's user-space library (kernel/raidkm/codec/user.mk, read later)
+RKMD_CODEC_LIB := $(BUILD)/lib/librkmcodec.a
+
+RKMD_NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+RKMD_NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
+RKMD_CFLAGS    := $(HOST_CFLAGS) -I$(TOP)/daemon -pthread
+
+RKMD_DIR       := $(TOP)/daemon
+RKMD_HDRS      := $(wildcard $(RKMD_DIR)/*.h $(RKMD_DIR)/loopback/*.h) $(RKM_RING_HDRS)
+RKMD_LIB_NAMES := core log backends backend_cpu transport_loop loopback/rkm_loop
+RKMD_LIB_OBJS  := $(addprefix $(BUILD)/daemon/,$(addsuffix .o,$(RKMD_LIB_NAMES)))
+RKMD_LIB       := $(BUILD)/lib/librkmd.a
+RKMD_BIN       := $(BUILD)/bin/raidkmd
+# what a program using the daemon core links (after its own objects)
+RKMD_LINK      := $(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_CODEC_LIB) -pthread
+
+USER_BINS  += $(RKMD_BIN)
+GUEST_BINS += $(RKMD_BIN)
+
+$(BUILD)/ring/%.o: $(RKM_RING_DIR)/%.c $(RKM_RING_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+
+$(RKM_RING_LIB): $(RKM_RING_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/daemon/%.o: $(RKMD_DIR)/%.c $(RKMD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(RKMD_CFLAGS) -c -o $@ $<
+
+$(BUILD)/daemon/transport_nl.o: $(RKMD_DIR)/transport_nl.c $(RKMD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(RKMD_CFLAGS) $(RKMD_NL_CFLAGS) -c -o $@ $<
+
+$(RKMD_LIB): $(RKMD_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(RKMD_BIN): $(BUILD)/daemon/main.o $(BUILD)/daemon/transport_nl.o \
+		$(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_CODEC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(RKMD_CFLAGS) -o $@ $(BUILD)/daemon/main.o \
+		$(BUILD)/daemon/transport_nl.o $(RKMD_CUDA_OBJS) $(RKMD_LINK) \
+		$(RKMD_NL_LIBS) $(RKMD_CUDA_LIBS)
+
+.PHONY: raidkmd
+raidkmd: $(RKMD_BIN)
+
+# ---- benchmark ------------------------------------------------------------
+RKMD_BENCH := $(BUILD)/bin/rkm-ring-bench
+USER_BINS += $(RKMD_BENCH)
+
+$(RKMD_BENCH): $(RKMD_DIR)/bench/ring_bench.c $(RKMD_LIB) $(RKM_RING_LIB) \
+		$(RKMD_CODEC_LIB) $(RKMD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LINK)
+
+RING_BENCH_HOST ?= $(shell hostname -s)
+RING_BENCH_OUT = $(TOP)/bench/results/ring-$(shell date -u +%Y-%m-%d)-$(RING_BENCH_HOST).txt
+RING_BENCH_ARGS ?=
+
+.PHONY: bench-ring
+bench-ring: $(RKMD_BENCH)
+	@mkdir -p $(TOP)/bench/results
+	@{ echo "# make bench-ring: $(RKMD_BENCH) $(RING_BENCH_ARGS)"; \
+	   echo "# date: $$(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: $$(hostname -s)"; \
+	   echo "# cpu: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $$(nproc) online"; \
+	   echo "# load average at start (other tenants): $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	   $(RKMD_BENCH) $(RING_BENCH_ARGS); } 2>&1 | tee $(RING_BENCH_OUT)
+	@echo "saved $(RING_BENCH_OUT)"

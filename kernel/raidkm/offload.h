@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-internal interfaces of the offload path: the arena, the shared
+ * control region, the misc device, generic netlink, the dispatcher, the
+ * counters and sysfs.  Documentation/offload.rst describes the design.
+ */
+#ifndef RKM_OFFLOAD_H
+#define RKM_OFFLOAD_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include "uapi/raidkm.h"
+
+struct file;
+struct page;
+struct net;
+struct vm_area_struct;
+struct address_space;
+struct netlink_ext_ack;
+struct rkm_job;
+struct rkm_job_stats;
+struct rkm_attach_req;
+
+/* ---- arena.c: the data arena and its page allocator ------------------- */
+int rkm_arena_init(void);
+void rkm_arena_exit(void);
+u64 rkm_arena_bytes(void);
+unsigned long rkm_arena_npages(void);
+struct page *rkm_arena_page(unsigned long idx);
+/* Arena offset of [ptr, ptr + len), or false when it is not arena memory */
+bool rkm_arena_offset(const void *ptr, u32 len, u64 *off);
+void rkm_arena_counts(u64 *total, u64 *free, u64 *fallbacks);
+
+/* ---- shm.c: header page, rings and descriptor slots -------------------- */
+#define RKM_SHM_ENTRIES		256	/* ring entries == job slots */
+#define RKM_SHM_MAX_STRIPES	16	/* stripes per ring entry, at most */
+/* bytes of offsets per ring entry: 8 * stripes * (RAIDKM_MAX_N + RKM_MAX_K) */
+#define RKM_SHM_DESC_SLOT	16384
+
+int rkm_shm_init(void);
+void rkm_shm_exit(void);
+int rkm_shm_reset(u64 session);
+struct raidkm_shm_hdr *rkm_shm_hdr(void);
+void *rkm_shm_ptr(u64 off);
+int rkm_shm_mmap(struct vm_area_struct *vma);
+bool rkm_shm_whole(unsigned long len);
+/* Revoke the arena pages from every mapping of @mapping (fencing) */
+void rkm_shm_revoke(struct address_space *mapping);
+
+/* ---- chardev.c: /dev/raidkm ------------------------------------------- */
+int rkm_chardev_init(void);
+void rkm_chardev_exit(void);
+
+/* ---- netlink.c: generic netlink family "raidkm" ----------------------- */
+int rkm_netlink_init(void);
+void rkm_netlink_exit(void);
+int rkm_netlink_doorbell(struct net *net, u32 portid, u32 sq_tail);
+
+/* ---- dispatch.c: sessions, in-flight jobs, deadlines, fallback -------- */
+int rkm_dispatch_init(void);
+void rkm_dispatch_exit(void);
+int rkm_dispatch_open(struct file *file);
+void rkm_dispatch_release(struct file *file);
+int rkm_dispatch_mmap(struct file *file, struct vm_area_struct *vma);
+int rkm_dispatch_attach(struct rkm_attach_req *req, struct net *net,
+			u32 portid, struct netlink_ext_ack *extack);
+int rkm_dispatch_detach(struct net *net, u32 portid,
+			struct netlink_ext_ack *extack);
+int rkm_dispatch_complete(struct net *net, u32 portid,
+			  struct netlink_ext_ack *extack);
+void rkm_dispatch_port_gone(struct net *net, u32 portid);
+bool rkm_dispatch_submit(struct rkm_job *job);
+
+struct rkm_daemon_info {
+	bool attached;
+	pid_t pid;
+	char backend[RAIDKM_BACKEND_NAME_MAX];
+	const char *state;
+	u32 inflight;		/* jobs on the ring now */
+};
+void rkm_dispatch_info(struct rkm_daemon_info *info);
+
+/* ---- offload_stats.c: counters, global and per array ------------------ */
+extern atomic64_t rkm_stats[__RAIDKM_STAT_MAX];
+
+/* Count @v in global counter @stat (RAIDKM_STAT_*) and in the job's array */
+void rkm_stat_job(const struct rkm_job *job, int stat, u64 v);
+
+static inline void rkm_stat_inc(int stat)
+{
+	atomic64_inc(&rkm_stats[stat]);
+}
+
+/* Fill *cnt[RAIDKM_STAT_*] of one array's counters */
+void rkm_job_stats_read(const struct rkm_job_stats *s, u64 *cnt);
+/* Call fn for each registered array, under the registry lock */
+int rkm_job_stats_each(int (*fn)(void *arg, const char *name,
+				 const u64 *cnt), void *arg);
+
+/* ---- offload_selftest.c: load generator behind /sys/kernel/raidkm ---- */
+int rkm_selftest_run(unsigned int njobs);
+ssize_t rkm_selftest_report(char *buf);
+
+/* ---- offload_sysfs.c: /sys/kernel/raidkm and module parameters -------- */
+int rkm_offload_sysfs_init(void);
+void rkm_offload_sysfs_exit(void);
+unsigned int rkm_deadline_ms(void);
+unsigned int rkm_verify_ppm(void);
+
+#endif /* RKM_OFFLOAD_H */

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Visibility and knobs of the offload path.
+ *
+ *   /sys/kernel/raidkm/		daemon_pid, daemon_backend, daemon_state,
+ *				jobs_in_flight,
+ *				the global counters (one file each), arena
+ *				page counts, selftest (offload_selftest.c)
+ *   /sys/module/raidkm/parameters/	deadline_ms, verify_ppm (writable,
+ *				validated: a bad value is refused with
+ *				-EINVAL and changes nothing), arena_mb
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include "offload.h"
+
+#define RKM_DEADLINE_MIN_MS	1
+#define RKM_DEADLINE_MAX_MS	60000
+#define RKM_PPM_MAX		1000000
+
+static unsigned int deadline_ms = 50;
+static unsigned int verify_ppm;
+
+static int set_bounded(const char *val, unsigned int *p, unsigned int lo,
+		       unsigned int hi)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < lo || v > hi)
+		return -EINVAL;
+	WRITE_ONCE(*p, v);
+	return 0;
+}
+
+static int deadline_set(const char *val, const struct kernel_param *kp)
+{
+	return set_bounded(val, kp->arg, RKM_DEADLINE_MIN_MS,
+			   RKM_DEADLINE_MAX_MS);
+}
+
+static int ppm_set(const char *val, const struct kernel_param *kp)
+{
+	return set_bounded(val, kp->arg, 0, RKM_PPM_MAX);
+}
+
+static const struct kernel_param_ops deadline_ops = {
+	.set = deadline_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops ppm_ops = {
+	.set = ppm_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(deadline_ms, &deadline_ops, &deadline_ms, 0644);
+MODULE_PARM_DESC(deadline_ms,
+		 "ms an offloaded job may take before the CPU takes over and the daemon is dropped (1-60000)");
+module_param_cb(verify_ppm, &ppm_ops, &verify_ppm, 0644);
+MODULE_PARM_DESC(verify_ppm,
+		 "offloaded results re-checked on the CPU, per million (0-1000000)");
+
+unsigned int rkm_deadline_ms(void)
+{
+	return READ_ONCE(deadline_ms);
+}
+
+unsigned int rkm_verify_ppm(void)
+{
+	return READ_ONCE(verify_ppm);
+}
+
+/* ---- /sys/kernel/raidkm ------------------------------------------------ */
+
+static struct kobject *rkm_kobj;
+
+static ssize_t daemon_pid_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct rkm_daemon_info di;
+
+	rkm_dispatch_info(&di);
+	return sysfs_emit(buf, "%d\n", di.attached ? di.pid : 0);
+}
+
+static ssize_t daemon_backend_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	struct rkm_daemon_info di;
+
+	rkm_dispatch_info(&di);
+	return sysfs_emit(buf, "%s\n", di.attached ? di.backend : "none");
+}
+
+static ssize_t daemon_state_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct rkm_daemon_info di;
+
+	rkm_dispatch_info(&di);
+	return sysfs_emit(buf, "%s\n", di.state);
+}
+
+static ssize_t jobs_in_flight_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	struct rkm_daemon_info di;
+
+	rkm_dispatch_info(&di);
+	return sysfs_emit(buf, "%u\n", di.inflight);
+}
+
+static ssize_t arena_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	u64 total, free, fallbacks;
+
+	rkm_arena_counts(&total, &free, &fallbacks);
+	if (!strcmp(attr->attr.name, "arena_pages"))
+		return sysfs_emit(buf, "%llu\n", total);
+	if (!strcmp(attr->attr.name, "arena_free_pages"))
+		return sysfs_emit(buf, "%llu\n", free);
+	return sysfs_emit(buf, "%llu\n", fallbacks);
+}
+
+#define RKM_SELFTEST_MAX	1000000
+
+static ssize_t selftest_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	return rkm_selftest_report(buf);
+}
+
+static ssize_t selftest_store(struct kobject *kobj,
+			      struct kobj_attribute *attr, const char *buf,
+			      size_t count)
+{
+	unsigned int n;
+	int ret;
+
+	if (kstrtouint(buf, 0, &n) || n < 1 || n > RKM_SELFTEST_MAX)
+		return -EINVAL;
+	ret = rkm_selftest_run(n);
+	return ret ? ret : count;
+}
+
+struct rkm_stat_attr {
+	struct kobj_attribute attr;
+	int stat;
+};
+
+static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct rkm_stat_attr *sa = container_of(attr, struct rkm_stat_attr,
+						attr);
+
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&rkm_stats[sa->stat]));
+}
+
+#define RKM_STAT_ATTR(_name, _stat)					\
+	static struct rkm_stat_attr stat_attr_##_name = {		\
+		.attr = __ATTR(_name, 0444, stat_show, NULL),		\
+		.stat = _stat,						\
+	}
+
+RKM_STAT_ATTR(jobs_offloaded, RAIDKM_STAT_JOBS_OFFLOADED);
+RKM_STAT_ATTR(jobs_cpu, RAIDKM_STAT_JOBS_CPU);
+RKM_STAT_ATTR(deadline_misses, RAIDKM_STAT_DEADLINE_MISSES);
+RKM_STAT_ATTR(reruns, RAIDKM_STAT_RERUNS);
+RKM_STAT_ATTR(verify_mismatches, RAIDKM_STAT_VERIFY_MISMATCHES);
+RKM_STAT_ATTR(bytes_offloaded, RAIDKM_STAT_BYTES_OFFLOADED);
+RKM_STAT_ATTR(bad_completions, RAIDKM_STAT_BAD_COMPLETIONS);
+RKM_STAT_ATTR(stale_completions, RAIDKM_STAT_STALE_COMPLETIONS);
+RKM_STAT_ATTR(doorbells, RAIDKM_STAT_DOORBELLS);
+RKM_STAT_ATTR(attaches, RAIDKM_STAT_ATTACHES);
+
+static struct kobj_attribute daemon_pid_attr = __ATTR_RO(daemon_pid);
+static struct kobj_attribute daemon_backend_attr = __ATTR_RO(daemon_backend);
+static struct kobj_attribute daemon_state_attr = __ATTR_RO(daemon_state);
+static struct kobj_attribute jobs_in_flight_attr = __ATTR_RO(jobs_in_flight);
+static struct kobj_attribute arena_pages_attr =
+	__ATTR(arena_pages, 0444, arena_show, NULL);
+static struct kobj_attribute arena_free_attr =
+	__ATTR(arena_free_pages, 0444, arena_show, NULL);
+static struct kobj_attribute arena_fallbacks_attr =
+	__ATTR(arena_fallbacks, 0444, arena_show, NULL);
+static struct kobj_attribute selftest_attr = __ATTR_RW_MODE(selftest, 0600);
+
+static struct attribute *rkm_attrs[] = {
+	&daemon_pid_attr.attr,
+	&daemon_backend_attr.attr,
+	&daemon_state_attr.attr,
+	&jobs_in_flight_attr.attr,
+	&stat_attr_jobs_offloaded.attr.attr,
+	&stat_attr_jobs_cpu.attr.attr,
+	&stat_attr_deadline_misses.attr.attr,
+	&stat_attr_reruns.attr.attr,
+	&stat_attr_verify_mismatches.attr.attr,
+	&stat_attr_bytes_offloaded.attr.attr,
+	&stat_attr_bad_completions.attr.attr,
+	&stat_attr_stale_completions.attr.attr,
+	&stat_attr_doorbells.attr.attr,
+	&stat_attr_attaches.attr.attr,
+	&arena_pages_attr.attr,
+	&arena_free_attr.attr,
+	&arena_fallbacks_attr.attr,
+	&selftest_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group rkm_attr_group = {
+	.attrs = rkm_attrs,
+};
+
+int rkm_offload_sysfs_init(void)
+{
+	int ret;
+
+	rkm_kobj = kobject_create_and_add("raidkm", kernel_kobj);
+	if (!rkm_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(rkm_kobj, &rkm_attr_group);
+	if (ret) {
+		kobject_put(rkm_kobj);
+		rkm_kobj = NULL;
+	}
+	return ret;
+}
+
+void rkm_offload_sysfs_exit(void)
+{
+	if (!rkm_kobj)
+		return;
+	sysfs_remove_group(rkm_kobj, &rkm_attr_group);
+	kobject_put(rkm_kobj);
+	rkm_kobj = NULL;
+}

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0
+# raidkmctl: "raidkmctl status" over the raidkm generic netlink family.
+RKMCTL_BIN := $(BUILD)/bin/raidkmctl
+USER_BINS  += $(RKMCTL_BIN)
+GUEST_BINS += $(RKMCTL_BIN)
+
+$(RKMCTL_BIN): $(TOP)/tools/ctl/raidkmctl.c $(TOP)/kernel/raidkm/uapi/raidkm.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(RKMD_NL_CFLAGS) -o $@ $< $(RKMD_NL_LIBS)
