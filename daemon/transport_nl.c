@@ -161,6 +161,15 @@ static int tnl_events(struct rkmd_transport *t)
 			rkmd_warn("kernel reported %s", strerror(-p->err));
 		if (ret == -NLE_AGAIN)
 			return 0;
+		if (ret == -NLE_NOMEM) {
+			/*
+			 * ENOBUFS: the socket overran and doorbells were
+			 * dropped.  Doorbells only say "look at the rings",
+			 * which the core does after every wake-up anyway.
+			 */
+			rkmd_warn("netlink receive buffer overrun; re-reading the rings");
+			return 0;
+		}
 		if (ret < 0) {
 			if (ret == -NLE_INTR)
 				continue;

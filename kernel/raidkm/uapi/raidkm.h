@@ -341,7 +341,8 @@ struct raidkm_cqe {
 #define RAIDKM_GENL_VERSION	RAIDKM_PROTO_VERSION
 
 /*
- * Commands.  "admin" commands need CAP_SYS_ADMIN (GENL_ADMIN_PERM).
+ * Commands.  "admin" commands need CAP_NET_ADMIN (GENL_ADMIN_PERM) and
+ * CAP_SYS_ADMIN (checked by the handler).
  *
  * RAIDKM_CMD_ATTACH (daemon -> kernel, admin, request + reply)
  *	Required: VERSION, SESSION, BACKEND.  Optional: FEATURES (default
