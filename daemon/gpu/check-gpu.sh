@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make check-gpu: the CUDA backend on the GPU host.  Prints PASS/FAIL lines
+# and ends with "N passed, N failed"; exits non-zero on any failure.
+#   1. gpu_check: every op against the CPU codec, through the backend
+#   1b. gpu_check again with RKMD_CUDA_JIT=sync (NVRTC kernels)
+#   2. gpu_check --no-device with no visible GPU: probe/open refuse, say why
+#   3. compute-sanitizer memcheck over gpu_check --short (if installed)
+#   4. gpu_loop: the daemon core and the loopback ring, --backend=cuda,
+#      then again with RKMD_CUDA_JIT=sync
+# usage: check-gpu.sh GPU_CHECK [GPU_LOOP]
+set -u
+check=$1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+pass=0 fail=0
+
+tally() {
+	p=$(grep -c '^PASS ' "$out")
+	f=$(grep -c '^FAIL ' "$out")
+	if [ "$1" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $2: exit status $1"
+		f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+}
+
+"$check" >"$out" 2>&1
+rc=$?
+cat "$out"
+tally $rc gpu_check
+
+# again with every encode/decode of 3+ outputs on NVRTC-specialised
+# kernels, compiled on first use (normally in the background)
+RKMD_CUDA_JIT=sync "$check" >"$out" 2>&1
+rc=$?
+sed 's/^\(PASS\|FAIL\) /\1 [jit] /' "$out"
+tally $rc "gpu_check (RKMD_CUDA_JIT=sync)"
+
+CUDA_VISIBLE_DEVICES= "$check" --no-device >"$out" 2>&1
+rc=$?
+cat "$out"
+tally $rc "gpu_check --no-device"
+
+san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -n "$san" ]; then
+	"$san" --tool memcheck --leak-check full --error-exitcode 9 \
+		"$check" --short >"$out" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL|#)|ERROR SUMMARY|LEAK SUMMARY' "$out"
+	if [ $rc -eq 0 ] && grep -q 'ERROR SUMMARY: 0 errors' "$out"; then
+		echo "PASS compute-sanitizer memcheck: gpu_check --short clean"
+		pass=$((pass + 1))
+	else
+		echo "FAIL compute-sanitizer memcheck: exit $rc"
+		fail=$((fail + 1))
+	fi
+else
+	echo "FAIL compute-sanitizer not found"
+	fail=$((fail + 1))
+fi
+
+loop=${2:-}
+if [ -n "$loop" ]; then
+	"$loop" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	tally $rc "gpu_loop (daemon + loopback ring)"
+	RKMD_CUDA_JIT=sync "$loop" >"$out" 2>&1
+	rc=$?
+	sed 's/^\(PASS\|FAIL\) /\1 [jit] /' "$out"
+	tally $rc "gpu_loop (RKMD_CUDA_JIT=sync)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

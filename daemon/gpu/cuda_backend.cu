@@ -1,0 +1,1198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raidkmd CUDA backend (struct rkmd_backend_ops rkmd_cuda_backend).
+ *
+ * Data path: zero-copy.  The arena is registered once with
+ * cudaHostRegister(..., Mapped); the kernels read the chunks of a batch
+ * straight out of host memory through their mapped device addresses and
+ * write results straight back (PCIe reads and posted writes, both link
+ * directions busy at once, no staging buffers, no per-chunk copies).
+ * Documentation/gpu.rst gives the measurements behind this choice; the
+ * alternative (inputs staged by cudaMemcpyBatchAsync) stays available
+ * behind RKMD_CUDA_STAGE=1 or =auto.
+ *
+ * Batching and pipelining: up to NSLOT batches are in flight, each on its
+ * own stream with its own pointer table.  Coefficient tables live in a
+ * constant-memory pool, one per plan, cached and reference-counted by the
+ * batches in flight (a plan's table is uploaded once, when it is first
+ * used or after it was evicted to make room).  ->submit launches at once
+ * when a slot is free, so a lone job is never held back; when every slot
+ * is busy jobs queue, and a slot that frees takes all queued jobs of the
+ * same plan (op, k, m, mask, len) into one launch.  Each slot has a
+ * completion thread that waits for its batch's event (sleeping until
+ * shortly before the batch should finish, then polling) and completes the
+ * batch's jobs as soon as it lands.
+ *
+ * Specialisation: the generic kernels (rkg_kernels.cu) take the
+ * coefficients from constant memory at run time; for encode and decode
+ * with three or more outputs a kernel with the coefficients compiled in
+ * is built with NVRTC (rkg_jit.cu) when a batch of 1 MiB or more first
+ * uses the plan, in the background, and used for such batches once ready:
+ * no job waits for it (RKMD_CUDA_JIT=1, the default; =0 never; =sync, for
+ * tests: compile at once and use it for every batch of the plan).
+ *
+ * Failures: a CUDA error, a lost device or a batch that never finishes
+ * completes the affected jobs with -EIO (-ENOMEM for an allocation that
+ * failed), logs one line and, when the error leaves the context unusable,
+ * marks the backend dead: every queued and later job fails with -EIO, so
+ * the core detaches and the kernel falls back to its CPU codec.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+
+#include <map>
+#include <new>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "codec/rkm_codec.h"
+#include "rkmd_backend.h"
+#include "rkmd_log.h"
+}
+#include "rkg.h"
+#include "rkg_jit.h"
+#include "cuda_backend.h"
+
+#define NSLOT		8		/* batches in flight */
+#define MAX_BATCH_BYTES	(256ull << 20)	/* chunk bytes per merged launch */
+#define MAX_BATCH_JOBS	1024
+/* RKMD_CUDA_STAGE: 0 zero-copy only (default), 1 stage inputs, auto: from 2 MiB */
+#define RKMD_CUDA_STAGE_DEFAULT	0	/* measured: zero-copy wins */
+
+struct plan {
+	int op, k, m, mode, nin, nout;
+	uint8_t in_idx[RKG_MAX_IN];	/* chunk index (DELTA: data index) */
+	uint8_t out_idx[RKG_MAX_OUT];	/* chunk index */
+	struct rkg_coef coef;
+	uint32_t *ktab;			/* K table (rkg.h) */
+	uint32_t kwords;
+	int nreg;			/* pool regions it takes */
+	int x0;				/* output 0 is a plain XOR */
+	int region;			/* first region while resident, or -1 */
+	int refs;			/* batches in flight using it */
+	uint64_t lru;
+	int jit_state;			/* 0 none, 1 queued, 2 ready, 3 failed */
+	struct rkg_jit *jit;		/* its NVRTC kernel, when ready */
+};
+
+struct cuda_backend;
+
+struct slot {
+	struct cuda_backend *b;
+	int idx;
+	cudaStream_t st;
+	cudaEvent_t ev;
+	uint64_t *htab, *dtab;		/* pinned host / device tables */
+	size_t tabcap;			/* entries */
+	int32_t *hflags, *dflags;
+	size_t flagcap;
+	uint8_t *dstage;		/* device copies of staged inputs */
+	size_t stagecap;
+	std::vector<void *> cp_src, cp_dst;
+	std::vector<size_t> cp_len;
+	/* the batch in flight (under b->lock) */
+	int busy;
+	cudaError_t err;		/* failed before it ran */
+	struct plan *p;
+	int holds_region;
+	std::vector<struct rkmd_job *> jobs;
+	uint64_t nstripes;
+	uint64_t deadline_ns;		/* when it should be done */
+
+	pthread_t th;
+	int th_ok;
+	pthread_cond_t cv;
+};
+
+struct cuda_backend {
+	char *base;
+	size_t len;
+	intptr_t delta;			/* device address - host address */
+	int dev;
+	rkmd_complete_fn done;
+	void *ctx;
+
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	std::vector<struct rkmd_job *> pending;
+	uint64_t outstanding;		/* submitted, done() not yet returned */
+	int dead, stop, inject_trap;
+	uint64_t busy_until_ns;		/* estimated end of queued GPU work */
+	double ns_per_byte;
+
+	std::map<std::pair<uint64_t, uint64_t>, struct plan *> plans;
+	struct rkm_code *code[RKM_MAX_N + 1][RKM_MAX_M + 1];
+	struct plan *owner[RKG_NREGION];	/* constant pool regions */
+	uint64_t lru_clock;
+	cudaStream_t upload;
+	int nbusy;
+
+	struct slot s[NSLOT];
+	struct rkmd_cuda_stats stats;
+	int stage_mode;			/* 0 never, 1 always, 2 auto */
+	uint64_t stage_min;		/* auto: stage batches from here */
+
+	/* NVRTC kernels: 0 off, 1 compiled in the background, 2 at once */
+	int jit_mode;
+	std::vector<struct plan *> jit_queue;
+	pthread_t jit_th;
+	int jit_th_ok;
+	pthread_cond_t jit_cv;
+};
+
+/*
+ * Which batches take a run-time specialised kernel (when one is ready):
+ * encode and decode with at least 3 outputs besides a plain-XOR one (with
+ * fewer, the generic kernels are memory bound already and slightly
+ * faster) and at least 1 MiB of data (smaller batches are latency bound;
+ * RKMD_CUDA_JIT=sync drops this limit so that tests cover the kernels).
+ * Documentation/gpu.rst has the numbers.
+ */
+#define JIT_MIN_OUT	3
+#define JIT_MIN_BYTES	(1u << 20)
+
+static int jit_wanted(const struct plan *p)
+{
+	return p->mode == RKG_STORE && p->nout - p->x0 >= JIT_MIN_OUT;
+}
+
+static void jit_compile(struct cuda_backend *b, struct plan *p)
+{
+	char why[200];
+	struct rkg_jit *k = rkg_jit_build(&p->coef, p->nin, p->nout, why,
+					  sizeof(why));
+
+	p->jit = k;
+	p->jit_state = k ? 2 : 3;
+	if (k)
+		b->stats.jit_kernels++;
+	else
+		rkmd_warn("cuda: no specialised kernel for %d+%d (%d outputs): %s; generic kernel used",
+			  p->k, p->m, p->nout, why);
+}
+
+/* the background compiler: one plan at a time, outside the lock */
+static void *jit_thread(void *arg)
+{
+	struct cuda_backend *b = (struct cuda_backend *)arg;
+
+	cudaSetDevice(b->dev);
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		struct plan *p;
+		struct rkg_jit *k;
+		char why[200];
+
+		while (b->jit_queue.empty() && !b->stop)
+			pthread_cond_wait(&b->jit_cv, &b->lock);
+		if (b->stop)
+			break;
+		p = b->jit_queue.front();
+		b->jit_queue.erase(b->jit_queue.begin());
+		pthread_mutex_unlock(&b->lock);
+		k = rkg_jit_build(&p->coef, p->nin, p->nout, why, sizeof(why));
+		pthread_mutex_lock(&b->lock);
+		p->jit = k;
+		p->jit_state = k ? 2 : 3;
+		if (k)
+			b->stats.jit_kernels++;
+		else
+			rkmd_warn("cuda: no specialised kernel for %d+%d (%d outputs): %s; generic kernel used",
+				  p->k, p->m, p->nout, why);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* Under b->lock: the plan's specialised kernel if it should be used now */
+static struct rkg_jit *jit_for(struct cuda_backend *b, struct plan *p,
+			       uint64_t data_bytes)
+{
+	/* background mode: only batches big enough to gain are worth it */
+	if (!b->jit_mode || !jit_wanted(p) ||
+	    (b->jit_mode == 1 && data_bytes < JIT_MIN_BYTES))
+		return NULL;
+	if (p->jit_state == 0) {
+		p->jit_state = 1;
+		if (b->jit_mode == 2) {
+			jit_compile(b, p);
+		} else {
+			b->jit_queue.push_back(p);
+			pthread_cond_signal(&b->jit_cv);
+		}
+	}
+	return p->jit_state == 2 ? p->jit : NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+			       (long)(ns % 1000000000ull) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Errors after which the context cannot be trusted any more. */
+static int cuda_fatal(cudaError_t e)
+{
+	return e != cudaSuccess && e != cudaErrorMemoryAllocation &&
+	       e != cudaErrorInvalidValue;
+}
+
+static int cuda_errno(cudaError_t e)
+{
+	if (e == cudaErrorMemoryAllocation)
+		return -ENOMEM;
+	if (e == cudaErrorInvalidValue)
+		return -EINVAL;
+	return -EIO;
+}
+
+/* ---- plans: what a job's (op, k, m, mask) means for the kernel -------- */
+
+static struct rkm_code *get_code(struct cuda_backend *b, int k, int m)
+{
+	if (!b->code[k][m])
+		b->code[k][m] = rkm_code_create(k, m);
+	return b->code[k][m];
+}
+
+static int popcount64(uint64_t x)
+{
+	return __builtin_popcountll(x);
+}
+
+/* Build the plan for a job; called under b->lock.  NULL: bad job. */
+static struct plan *get_plan(struct cuda_backend *b,
+			     const struct rkmd_job *j)
+{
+	const int k = j->k, m = j->m, n = k + m;
+	uint64_t mask = j->mask;
+	std::pair<uint64_t, uint64_t> key;
+	uint8_t par[RKM_MAX_M * RKM_MAX_N];
+	struct rkm_code *c;
+	struct plan *p;
+	int i, e;
+
+	if (j->op == RKMD_OP_ENCODE || j->op == RKMD_OP_CHECK)
+		mask = 0;
+	key = std::make_pair((uint64_t)j->op | (uint64_t)k << 8 |
+			     (uint64_t)m << 16, mask);
+	auto it = b->plans.find(key);
+	if (it != b->plans.end())
+		return it->second;
+
+	c = get_code(b, k, m);
+	if (!c)
+		return NULL;
+	p = (struct plan *)calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->op = j->op;
+	p->k = k;
+	p->m = m;
+
+	switch (j->op) {
+	case RKMD_OP_ENCODE:
+	case RKMD_OP_CHECK:
+		rkm_parity_matrix(k, m, par);
+		p->mode = j->op == RKMD_OP_ENCODE ? RKG_STORE : RKG_CHECK;
+		p->nin = k;
+		p->nout = m;
+		for (i = 0; i < k; i++)
+			p->in_idx[i] = i;
+		for (e = 0; e < m; e++) {
+			p->out_idx[e] = k + e;
+			for (i = 0; i < k; i++)
+				p->coef.coef[i * RKG_MAX_OUT + e] = par[e * k + i];
+		}
+		break;
+	case RKMD_OP_DECODE: {
+		uint8_t surv[RKM_MAX_N], rows[RKM_MAX_M * RKM_MAX_N];
+		int ne;
+
+		if (!mask || (n < 64 && (mask >> n)) ||
+		    popcount64(mask) > m)
+			goto bad;
+		ne = rkm_decode_matrix(c, mask, surv, rows);
+		if (ne <= 0 || ne != popcount64(mask))
+			goto bad;
+		p->mode = RKG_STORE;
+		p->nin = k;
+		p->nout = ne;
+		for (i = 0; i < k; i++)
+			p->in_idx[i] = surv[i];
+		for (e = 0, i = 0; i < n; i++)
+			if (mask >> i & 1)
+				p->out_idx[e++] = i;
+		for (e = 0; e < ne; e++)
+			for (i = 0; i < k; i++)
+				p->coef.coef[i * RKG_MAX_OUT + e] = rows[e * k + i];
+		break;
+	}
+	case RKMD_OP_DELTA: {
+		int jj = 0;
+
+		if (!mask || (mask >> k))
+			goto bad;
+		rkm_parity_matrix(k, m, par);
+		p->mode = RKG_XOR_INTO;
+		p->nout = m;
+		for (e = 0; e < m; e++)
+			p->out_idx[e] = k + e;
+		for (i = 0; i < k; i++) {
+			if (!(mask >> i & 1))
+				continue;
+			p->in_idx[jj] = i;
+			for (e = 0; e < m; e++)
+				p->coef.coef[jj * RKG_MAX_OUT + e] = par[e * k + i];
+			jj++;
+		}
+		p->nin = jj;
+		break;
+	}
+	default:
+		goto bad;
+	}
+	p->kwords = rkg_ktab_words(p->nin, p->nout);
+	p->nreg = rkg_ktab_regions(p->nin, p->nout);
+	p->region = -1;
+	p->ktab = (uint32_t *)malloc(p->kwords * sizeof(uint32_t));
+	if (!p->ktab)
+		goto bad;
+	rkg_ktab_build(&p->coef, p->nin, p->nout, p->ktab);
+	p->x0 = rkg_coef_x0(&p->coef, p->nin);
+	b->plans[key] = p;
+	return p;
+bad:
+	free(p);
+	return NULL;
+}
+
+/*
+ * Make plan p's K table resident in the constant pool and take a
+ * reference.  Evicts tables no batch uses.  Returns cudaSuccess,
+ * cudaErrorNotReady when every candidate region is in use (try again
+ * after a batch completes), or the upload's error.
+ */
+static cudaError_t pool_get(struct cuda_backend *b, struct plan *p)
+{
+	int r, i, best = -1;
+	cudaError_t e;
+
+	if (p->region >= 0) {
+		p->refs++;
+		return cudaSuccess;
+	}
+	/* first fit over free regions, else over idle tables (oldest) */
+	for (int pass = 0; pass < 2 && best < 0; pass++) {
+		uint64_t best_age = ~0ull;
+
+		for (r = 0; r + p->nreg <= RKG_NREGION; r++) {
+			uint64_t age = 0;
+
+			for (i = r; i < r + p->nreg; i++) {
+				struct plan *o = b->owner[i];
+
+				if (o && (pass == 0 || o->refs))
+					break;
+				if (o && o->lru > age)
+					age = o->lru;
+			}
+			if (i < r + p->nreg)
+				continue;
+			if (pass == 0) {
+				best = r;
+				break;
+			}
+			if (age < best_age) {
+				best_age = age;
+				best = r;
+			}
+		}
+	}
+	if (best < 0)
+		return cudaErrorNotReady;
+	for (i = best; i < best + p->nreg; i++) {
+		struct plan *o = b->owner[i];
+
+		if (o) {	/* evict o from all its regions */
+			for (r = 0; r < RKG_NREGION; r++)
+				if (b->owner[r] == o)
+					b->owner[r] = NULL;
+			o->region = -1;
+		}
+	}
+	e = rkg_ktab_upload(best * RKG_REGION_WORDS, p->ktab, p->kwords,
+			    b->upload);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(b->upload);
+	if (e != cudaSuccess)
+		return e;
+	for (i = best; i < best + p->nreg; i++)
+		b->owner[i] = p;
+	p->region = best;
+	p->refs = 1;
+	b->stats.uploads++;
+	return cudaSuccess;
+}
+
+static void pool_put(struct cuda_backend *b, struct plan *p)
+{
+	p->refs--;
+	p->lru = ++b->lru_clock;
+}
+
+static int stride_of(const struct plan *p)
+{
+	return p->mode == RKG_XOR_INTO ? 2 * p->nin + p->nout : p->nin + p->nout;
+}
+
+/* ---- job validation ----------------------------------------------------- */
+
+static int ptr_ok(const struct cuda_backend *b, const uint8_t *ptr,
+		  uint32_t len)
+{
+	uintptr_t a = (uintptr_t)ptr, lo = (uintptr_t)b->base;
+
+	return ptr && !(a % RKG_VEC) && a >= lo &&
+	       a - lo <= b->len && b->len - (a - lo) >= len;
+}
+
+static int job_ok(struct cuda_backend *b, const struct rkmd_job *j)
+{
+	const int n = j->k + j->m;
+	const struct plan *p;
+	uint32_t s;
+	int i;
+
+	if (j->op < RKMD_OP_ENCODE || j->op > RKMD_OP_CHECK ||
+	    !rkm_geometry_ok(j->k, j->m) || !rkm_len_ok(j->len) ||
+	    j->len % 64 || !j->nstripes || !j->chunk ||
+	    (j->op == RKMD_OP_DELTA && !j->old) ||
+	    (j->op == RKMD_OP_CHECK && !j->result))
+		return -EINVAL;
+	p = get_plan(b, j);
+	if (!p)
+		return -EINVAL;
+	for (s = 0; s < j->nstripes; s++) {
+		/* DELTA: unchanged data chunks may be absent (NULL) */
+		for (i = 0; i < n; i++)
+			if ((j->op != RKMD_OP_DELTA || i >= j->k ||
+			     (j->mask >> i & 1)) &&
+			    !ptr_ok(b, j->chunk[(size_t)s * n + i], j->len))
+				return -EINVAL;
+		if (j->op == RKMD_OP_DELTA)
+			for (i = 0; i < p->nin; i++)
+				if (!ptr_ok(b, j->old[(size_t)s * j->k +
+						      p->in_idx[i]], j->len))
+					return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- launching a batch (under b->lock) ---------------------------------- */
+
+/* Can job j share a launch with job h? (same plan and chunk length) */
+static int same_plan(const struct rkmd_job *j, const struct rkmd_job *h)
+{
+	return j->op == h->op && j->k == h->k && j->m == h->m &&
+	       j->len == h->len &&
+	       (j->op == RKMD_OP_ENCODE || j->op == RKMD_OP_CHECK ||
+		j->mask == h->mask);
+}
+
+static cudaError_t grow(struct slot *sl, size_t ntab, size_t nflags)
+{
+	cudaError_t e;
+
+	if (ntab > sl->tabcap) {
+		size_t cap = sl->tabcap ? sl->tabcap : 4096;
+
+		while (cap < ntab)
+			cap *= 2;
+		cudaFreeHost(sl->htab);
+		cudaFree(sl->dtab);
+		sl->htab = NULL;
+		sl->dtab = NULL;
+		sl->tabcap = 0;
+		e = cudaMallocHost(&sl->htab, cap * sizeof(uint64_t));
+		if (e == cudaSuccess)
+			e = cudaMalloc(&sl->dtab, cap * sizeof(uint64_t));
+		if (e != cudaSuccess)
+			return e;
+		sl->tabcap = cap;
+	}
+	if (nflags > sl->flagcap) {
+		size_t cap = sl->flagcap ? sl->flagcap : 1024;
+
+		while (cap < nflags)
+			cap *= 2;
+		cudaFreeHost(sl->hflags);
+		cudaFree(sl->dflags);
+		sl->hflags = NULL;
+		sl->dflags = NULL;
+		sl->flagcap = 0;
+		e = cudaMallocHost(&sl->hflags, cap * sizeof(int32_t));
+		if (e == cudaSuccess)
+			e = cudaMalloc(&sl->dflags, cap * sizeof(int32_t));
+		if (e != cudaSuccess)
+			return e;
+		sl->flagcap = cap;
+	}
+	return cudaSuccess;
+}
+
+static void fill_table(const struct cuda_backend *b, const struct plan *p,
+		       const struct rkmd_job *j, uint64_t *t)
+{
+	const int n = p->k + p->m;
+	uint32_t s;
+	int i;
+
+	for (s = 0; s < j->nstripes; s++) {
+		uint8_t *const *ch = j->chunk + (size_t)s * n;
+
+		for (i = 0; i < p->nin; i++)
+			*t++ = (uint64_t)(uintptr_t)ch[p->in_idx[i]] + b->delta;
+		if (p->mode == RKG_XOR_INTO)
+			for (i = 0; i < p->nin; i++)
+				*t++ = (uint64_t)(uintptr_t)
+				       j->old[(size_t)s * p->k + p->in_idx[i]] +
+				       b->delta;
+		for (i = 0; i < p->nout; i++)
+			*t++ = (uint64_t)(uintptr_t)ch[p->out_idx[i]] + b->delta;
+	}
+}
+
+/*
+ * Staged inputs: for a large batch, the chunks the kernel only reads are
+ * copied to device memory by the copy engine (one cudaMemcpyBatchAsync
+ * for the whole batch) and the table points the kernel at the copies;
+ * results still go straight to host memory.  Without room for the copies
+ * the batch simply stays zero-copy.
+ */
+static cudaError_t stage_inputs(struct cuda_backend *b, struct slot *sl,
+				const struct plan *p, uint64_t *tab,
+				uint32_t len)
+{
+	const int stride = stride_of(p);
+	const int nst = p->mode == RKG_XOR_INTO ? 2 * p->nin :
+			p->mode == RKG_CHECK ? stride : p->nin;
+	const uint64_t n = sl->nstripes * nst, need = n * len;
+	struct cudaMemcpyAttributes at;
+	size_t ai = 0, k = 0;
+	uint64_t s;
+	int q;
+
+	if (b->stage_mode == 0 ||
+	    (b->stage_mode == 2 && need < b->stage_min))
+		return cudaSuccess;
+	if (need > sl->stagecap) {
+		cudaFree(sl->dstage);
+		sl->dstage = NULL;
+		sl->stagecap = 0;
+		if (cudaMalloc(&sl->dstage, need) != cudaSuccess) {
+			cudaGetLastError();	/* not sticky: stay zero-copy */
+			return cudaSuccess;
+		}
+		sl->stagecap = need;
+	}
+	sl->cp_src.resize(n);
+	sl->cp_dst.resize(n);
+	sl->cp_len.assign(n, len);
+	for (s = 0; s < sl->nstripes; s++)
+		for (q = 0; q < nst; q++, k++) {
+			uint64_t *e = &tab[s * stride + q];
+
+			sl->cp_src[k] = (void *)(uintptr_t)(*e - b->delta);
+			sl->cp_dst[k] = sl->dstage + k * len;
+			*e = (uint64_t)(uintptr_t)sl->cp_dst[k];
+		}
+	memset(&at, 0, sizeof(at));
+	at.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+	b->stats.staged++;
+	return cudaMemcpyBatchAsync(sl->cp_dst.data(), sl->cp_src.data(),
+				    sl->cp_len.data(), n, &at, &ai, 1, sl->st);
+}
+
+/*
+ * Take the first queued job and every queued job with the same plan and
+ * length into slot sl, and queue the batch on its stream.  Errors are
+ * left in sl->err for the completion thread.  Returns -EAGAIN (and does
+ * nothing) when the plan's coefficients cannot be made resident yet.
+ */
+static int launch_batch(struct cuda_backend *b, struct slot *sl)
+{
+	struct rkmd_job *head = b->pending.front();
+	struct plan *p = NULL;
+	uint64_t inl[RKG_INLINE];
+	uint64_t bytes = 0, ntab, *t, now, rd, wr;
+	struct rkg_launch l;
+	struct rkg_jit *jit;
+	size_t i, w;
+	int devtab;
+	cudaError_t e, pe;
+
+	p = get_plan(b, head);		/* validated at submit: cached */
+	pe = pool_get(b, p);
+	if (pe == cudaErrorNotReady)
+		return -EAGAIN;
+	sl->holds_region = pe == cudaSuccess;
+	sl->jobs.clear();
+	sl->nstripes = 0;
+	for (i = 0, w = 0; i < b->pending.size(); i++) {
+		struct rkmd_job *j = b->pending[i];
+		uint64_t jb = (uint64_t)j->len * j->nstripes * (p->k + p->m);
+
+		if (j == head || (sl->jobs.size() < MAX_BATCH_JOBS &&
+				  bytes + jb <= MAX_BATCH_BYTES &&
+				  same_plan(j, head))) {
+			sl->jobs.push_back(j);
+			sl->nstripes += j->nstripes;
+			bytes += jb;
+		} else {
+			b->pending[w++] = j;
+		}
+	}
+	b->pending.resize(w);
+	sl->p = p;
+	sl->busy = 1;
+	b->nbusy++;
+	sl->err = cudaSuccess;
+	b->stats.launches++;
+	b->stats.jobs += sl->jobs.size();
+	b->stats.stripes += sl->nstripes;
+
+	e = pe;
+	if (e != cudaSuccess)
+		goto fail;
+	ntab = sl->nstripes * stride_of(p);
+	jit = jit_for(b, p, (uint64_t)head->len * sl->nstripes * p->nin);
+	e = grow(sl, (ntab > RKG_INLINE || jit) ? ntab : 0,
+		 p->mode == RKG_CHECK ? sl->nstripes : 0);
+	if (e != cudaSuccess)
+		goto fail;
+	devtab = ntab > RKG_INLINE || jit;
+	t = devtab ? sl->htab : inl;
+	for (i = 0; i < sl->jobs.size(); i++) {
+		fill_table(b, p, sl->jobs[i], t);
+		t += (uint64_t)sl->jobs[i]->nstripes * stride_of(p);
+	}
+	e = stage_inputs(b, sl, p, devtab ? sl->htab : inl, head->len);
+	if (e != cudaSuccess)
+		goto fail;
+
+	if (b->inject_trap) {
+		b->inject_trap = 0;
+		e = rkg_launch_trap(sl->st);
+		if (e != cudaSuccess)
+			goto fail;
+	}
+	if (devtab) {
+		e = cudaMemcpyAsync(sl->dtab, sl->htab, ntab * sizeof(uint64_t),
+				    cudaMemcpyHostToDevice, sl->st);
+		if (e != cudaSuccess)
+			goto fail;
+	}
+	if (p->mode == RKG_CHECK) {
+		e = cudaMemsetAsync(sl->dflags, 0,
+				    sl->nstripes * sizeof(int32_t), sl->st);
+		if (e != cudaSuccess)
+			goto fail;
+	}
+	l.mode = p->mode;
+	l.nin = p->nin;
+	l.nout = p->nout;
+	l.kbase = p->region * RKG_REGION_WORDS;
+	l.x0 = p->x0;
+	l.len = head->len;
+	l.nstripes = (uint32_t)sl->nstripes;
+	l.stride = stride_of(p);
+	l.dtab = devtab ? sl->dtab : NULL;
+	l.inl = inl;
+	l.dflags = sl->dflags;
+	if (jit) {
+		e = rkg_jit_launch(jit, &l, sl->st);
+		b->stats.jit_launches++;
+	} else {
+		e = rkg_launch(&l, sl->st);
+	}
+	if (e != cudaSuccess)
+		goto fail;
+	if (p->mode == RKG_CHECK) {
+		e = cudaMemcpyAsync(sl->hflags, sl->dflags,
+				    sl->nstripes * sizeof(int32_t),
+				    cudaMemcpyDeviceToHost, sl->st);
+		if (e != cudaSuccess)
+			goto fail;
+	}
+	e = cudaEventRecord(sl->ev, sl->st);
+	if (e != cudaSuccess)
+		goto fail;
+
+	/* When should it land?  All batches share the link. */
+	rd = (uint64_t)head->len * sl->nstripes *
+	     (p->mode == RKG_XOR_INTO ? 2 * p->nin + p->nout :
+	      p->mode == RKG_CHECK ? p->nin + p->nout : p->nin);
+	wr = (uint64_t)head->len * sl->nstripes *
+	     (p->mode == RKG_CHECK ? 0 : p->nout);
+	now = now_ns();
+	if (b->busy_until_ns < now)
+		b->busy_until_ns = now + 6000;
+	b->busy_until_ns += (uint64_t)((rd > wr ? rd : wr) * b->ns_per_byte);
+	sl->deadline_ns = b->busy_until_ns;
+	b->stats.bytes += rd + wr;
+	pthread_cond_signal(&sl->cv);
+	return 0;
+fail:
+	sl->err = e;
+	pthread_cond_signal(&sl->cv);
+	return 0;
+}
+
+/* Start queued work on free slots while there is some and room for it. */
+static void kick(struct cuda_backend *b)
+{
+	for (int i = 0; i < NSLOT && !b->pending.empty(); i++)
+		if (!b->s[i].busy && launch_batch(b, &b->s[i]))
+			break;
+}
+
+/* ---- completion ------------------------------------------------------- */
+
+/*
+ * Wait for a batch without burning a core: sleep for half of what the
+ * link model says is left, repeatedly, then poll; a late batch is polled
+ * with a growing back-off.  The model is optimistic (RKMD_CUDA_GBPS,
+ * default 64 GB/s), so it undershoots and the last stretch is polled.
+ */
+static cudaError_t wait_batch(struct slot *sl)
+{
+	const uint64_t t0 = now_ns(), deadline = sl->deadline_ns;
+	const uint64_t limit = 20000000000ull;	/* 20 s: hung */
+	unsigned int spins = 0;
+
+	for (;;) {
+		cudaError_t e = cudaEventQuery(sl->ev);
+		uint64_t t, late;
+
+		if (e != cudaErrorNotReady)
+			return e;
+		t = now_ns();
+		if (t - t0 > limit)
+			return cudaErrorLaunchTimeout;
+		if (t + 50000 < deadline) {
+			sleep_ns((deadline - t) / 2);
+			continue;
+		}
+		late = t > deadline ? t - deadline : 0;
+		if (late < 200000) {
+			if (++spins % 64 == 0)
+				sched_yield();
+		} else {
+			sleep_ns(late / 16 > 1000000 ? 1000000 : late / 16);
+		}
+	}
+}
+
+static void *slot_thread(void *arg)
+{
+	struct slot *sl = (struct slot *)arg;
+	struct cuda_backend *b = sl->b;
+	std::vector<struct rkmd_job *> jobs, failed;
+
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	cudaSetDevice(b->dev);
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		cudaError_t e;
+		int status = 0;
+		size_t i;
+
+		while (!sl->busy && !b->stop)
+			pthread_cond_wait(&sl->cv, &b->lock);
+		if (!sl->busy)
+			break;
+		e = sl->err;
+		pthread_mutex_unlock(&b->lock);
+		if (e == cudaSuccess && !b->dead)
+			e = wait_batch(sl);
+		else if (e == cudaSuccess)
+			e = cudaEventQuery(sl->ev) == cudaSuccess ?
+			    cudaSuccess : cudaErrorDevicesUnavailable;
+		pthread_mutex_lock(&b->lock);
+
+		if (sl->holds_region)
+			pool_put(b, sl->p);
+		sl->holds_region = 0;
+		if (!--b->nbusy)
+			b->busy_until_ns = 0;
+		if (e != cudaSuccess) {
+			status = cuda_errno(e);
+			b->stats.errors++;
+			rkmd_err("cuda: batch of %zu jobs failed: %s (%s)%s",
+				 sl->jobs.size(), cudaGetErrorName(e),
+				 cudaGetErrorString(e),
+				 cuda_fatal(e) && !b->dead ?
+				 "; GPU unusable, failing all jobs" : "");
+			if (cuda_fatal(e))
+				b->dead = 1;
+		} else if (sl->p->mode == RKG_CHECK) {
+			const int32_t *f = sl->hflags;
+
+			for (i = 0; i < sl->jobs.size(); i++) {
+				struct rkmd_job *j = sl->jobs[i];
+
+				for (uint32_t s = 0; s < j->nstripes; s++)
+					j->result[s] = *f++ ? 1 : 0;
+			}
+		}
+		jobs.swap(sl->jobs);
+		sl->jobs.clear();
+		sl->busy = 0;
+		sl->p = NULL;
+		if (b->dead) {
+			failed.swap(b->pending);
+			b->pending.clear();
+		} else {
+			kick(b);
+		}
+		pthread_mutex_unlock(&b->lock);
+
+		for (i = 0; i < jobs.size(); i++)
+			b->done(b->ctx, jobs[i], status);
+		for (i = 0; i < failed.size(); i++)
+			b->done(b->ctx, failed[i], -EIO);
+
+		pthread_mutex_lock(&b->lock);
+		b->outstanding -= jobs.size() + failed.size();
+		if (!b->outstanding)
+			pthread_cond_broadcast(&b->idle);
+		jobs.clear();
+		failed.clear();
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* ---- backend ops ---------------------------------------------------------- */
+
+static int pick_device(void)
+{
+	const char *s = getenv("RKMD_CUDA_DEVICE");
+
+	return s ? atoi(s) : 0;
+}
+
+static int cuda_probe(char *why, size_t whylen)
+{
+	struct cudaDeviceProp pr;
+	int n = 0, dev = pick_device(), rt = 0, drv = 0;
+	cudaError_t e;
+
+	e = cudaGetDeviceCount(&n);
+	if (e == cudaErrorInsufficientDriver) {
+		void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+
+		if (!h) {
+			snprintf(why, whylen,
+				 "no usable CUDA device: no NVIDIA driver (libcuda.so.1 not found)");
+			return -ENODEV;
+		}
+		dlclose(h);
+	}
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "no usable CUDA device: %s (%s)",
+			 cudaGetErrorString(e), cudaGetErrorName(e));
+		return -ENODEV;
+	}
+	if (dev < 0 || dev >= n) {
+		snprintf(why, whylen, "CUDA device %d does not exist (%d found)",
+			 dev, n);
+		return -ENODEV;
+	}
+	e = cudaGetDeviceProperties(&pr, dev);
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "CUDA device %d: %s", dev,
+			 cudaGetErrorString(e));
+		return -ENODEV;
+	}
+	if (pr.major < 7) {
+		snprintf(why, whylen,
+			 "%s has compute capability %d.%d; raidkmd needs 7.0 or newer",
+			 pr.name, pr.major, pr.minor);
+		return -ENODEV;
+	}
+	if (!pr.canMapHostMemory || !pr.unifiedAddressing) {
+		snprintf(why, whylen, "%s cannot map host memory", pr.name);
+		return -ENODEV;
+	}
+	cudaRuntimeGetVersion(&rt);
+	cudaDriverGetVersion(&drv);
+	snprintf(why, whylen,
+		 "%s (sm_%d%d, %d SMs, %zu MiB), driver %d.%d, runtime %d.%d",
+		 pr.name, pr.major, pr.minor, pr.multiProcessorCount,
+		 pr.totalGlobalMem >> 20, drv / 1000, drv % 1000 / 10,
+		 rt / 1000, rt % 1000 / 10);
+	return 0;
+}
+
+static void cuda_close(struct rkmd_backend *be);
+
+static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
+				      rkmd_complete_fn done, void *ctx,
+				      char *why, size_t whylen)
+{
+	struct cuda_backend *b;
+	void *dptr = NULL;
+	const char *gbps = getenv("RKMD_CUDA_GBPS");
+	const char *stage = getenv("RKMD_CUDA_STAGE");
+	cudaError_t e;
+	int i;
+
+	if (cuda_probe(why, whylen))
+		return NULL;
+	b = new (std::nothrow) cuda_backend();
+	if (!b) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	b->base = (char *)base;
+	b->len = len;
+	b->dev = pick_device();
+	b->done = done;
+	b->ctx = ctx;
+	b->ns_per_byte = 1.0 / (gbps && atof(gbps) > 0 ? atof(gbps) : 64.0);
+	b->stage_mode = stage ? (!strcmp(stage, "auto") ? 2 : atoi(stage) ? 1 : 0)
+			      : RKMD_CUDA_STAGE_DEFAULT;
+	b->stage_min = 2 << 20;
+	{
+		const char *j = getenv("RKMD_CUDA_JIT");
+
+		b->jit_mode = !j ? 1 : !strcmp(j, "sync") ? 2 : atoi(j) ? 1 : 0;
+		if (b->jit_mode && !rkg_jit_available(NULL, 0))
+			b->jit_mode = 0;
+	}
+	pthread_cond_init(&b->jit_cv, NULL);
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->idle, NULL);
+
+	e = cudaSetDevice(b->dev);
+	if (e == cudaSuccess)
+		e = cudaFree(0);	/* create the context now */
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "cannot start CUDA on device %d: %s",
+			 b->dev, cudaGetErrorString(e));
+		goto fail_early;
+	}
+	e = cudaHostRegister(base, len, cudaHostRegisterMapped |
+			     cudaHostRegisterPortable);
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "cudaHostRegister(arena, %zu MiB): %s",
+			 len >> 20, cudaGetErrorString(e));
+		goto fail_early;
+	}
+	e = cudaHostGetDevicePointer(&dptr, base, 0);
+	if (e != cudaSuccess) {
+		cudaHostUnregister(base);
+		snprintf(why, whylen, "cudaHostGetDevicePointer(arena): %s",
+			 cudaGetErrorString(e));
+		goto fail_early;
+	}
+	b->delta = (intptr_t)((char *)dptr - (char *)base);
+	e = cudaStreamCreateWithFlags(&b->upload, cudaStreamNonBlocking);
+	if (e != cudaSuccess) {
+		cudaHostUnregister(base);
+		snprintf(why, whylen, "CUDA stream setup: %s",
+			 cudaGetErrorString(e));
+		goto fail_early;
+	}
+
+	for (i = 0; i < NSLOT; i++) {
+		struct slot *sl = &b->s[i];
+
+		sl->b = b;
+		sl->idx = i;
+		pthread_cond_init(&sl->cv, NULL);
+		e = cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking);
+		if (e == cudaSuccess)
+			e = cudaEventCreateWithFlags(&sl->ev,
+						     cudaEventDisableTiming);
+		if (e == cudaSuccess)
+			e = grow(sl, 4096, 1024);
+		if (e != cudaSuccess) {
+			snprintf(why, whylen, "CUDA stream setup: %s",
+				 cudaGetErrorString(e));
+			cuda_close((struct rkmd_backend *)b);
+			return NULL;
+		}
+		if (pthread_create(&sl->th, NULL, slot_thread, sl)) {
+			snprintf(why, whylen, "cannot start thread");
+			cuda_close((struct rkmd_backend *)b);
+			return NULL;
+		}
+		sl->th_ok = 1;
+	}
+	if (b->jit_mode == 1) {
+		if (pthread_create(&b->jit_th, NULL, jit_thread, b))
+			b->jit_mode = 0;
+		else
+			b->jit_th_ok = 1;
+	}
+	return (struct rkmd_backend *)b;
+
+fail_early:
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->idle);
+	delete b;
+	return NULL;
+}
+
+static int cuda_submit(struct rkmd_backend *be, struct rkmd_job *job)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+	int r;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->dead) {
+		pthread_mutex_unlock(&b->lock);
+		return -EIO;
+	}
+	r = job_ok(b, job);
+	if (r) {
+		pthread_mutex_unlock(&b->lock);
+		return r;
+	}
+	b->pending.push_back(job);
+	b->outstanding++;
+	kick(b);
+	pthread_mutex_unlock(&b->lock);
+	return 0;
+}
+
+static void cuda_drain(struct rkmd_backend *be)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	pthread_mutex_lock(&b->lock);
+	while (b->outstanding)
+		pthread_cond_wait(&b->idle, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void cuda_close(struct rkmd_backend *be)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+	int i;
+
+	cuda_drain(be);
+	pthread_mutex_lock(&b->lock);
+	b->stop = 1;
+	for (i = 0; i < NSLOT; i++)
+		pthread_cond_signal(&b->s[i].cv);
+	pthread_cond_signal(&b->jit_cv);
+	pthread_mutex_unlock(&b->lock);
+	if (b->jit_th_ok)
+		pthread_join(b->jit_th, NULL);
+	for (i = 0; i < NSLOT; i++) {
+		struct slot *sl = &b->s[i];
+
+		if (sl->th_ok)
+			pthread_join(sl->th, NULL);
+		if (sl->st)
+			cudaStreamSynchronize(sl->st);
+		if (sl->ev)
+			cudaEventDestroy(sl->ev);
+		if (sl->st)
+			cudaStreamDestroy(sl->st);
+		cudaFreeHost(sl->htab);
+		cudaFree(sl->dtab);
+		cudaFreeHost(sl->hflags);
+		cudaFree(sl->dflags);
+		cudaFree(sl->dstage);
+		pthread_cond_destroy(&sl->cv);
+	}
+	if (b->stats.launches)
+		rkmd_info("cuda: %llu jobs (%llu stripes) in %llu launches, %llu MiB moved, %llu coefficient uploads, %llu errors",
+			  (unsigned long long)b->stats.jobs,
+			  (unsigned long long)b->stats.stripes,
+			  (unsigned long long)b->stats.launches,
+			  (unsigned long long)(b->stats.bytes >> 20),
+			  (unsigned long long)b->stats.uploads,
+			  (unsigned long long)b->stats.errors);
+	if (b->stats.jit_kernels)
+		rkmd_info("cuda: %llu specialised kernels compiled, %llu launches used them",
+			  (unsigned long long)b->stats.jit_kernels,
+			  (unsigned long long)b->stats.jit_launches);
+	if (b->upload)
+		cudaStreamDestroy(b->upload);
+	cudaHostUnregister(b->base);
+	for (auto &kv : b->plans) {
+		rkg_jit_free(kv.second->jit);
+		free(kv.second->ktab);
+		free(kv.second);
+	}
+	for (i = 0; i <= RKM_MAX_N; i++)
+		for (int m = 0; m <= RKM_MAX_M; m++)
+			if (b->code[i][m])
+				rkm_code_destroy(b->code[i][m]);
+	pthread_cond_destroy(&b->jit_cv);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->idle);
+	delete b;
+}
+
+extern "C" void rkmd_cuda_inject_trap(struct rkmd_backend *be)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	pthread_mutex_lock(&b->lock);
+	b->inject_trap = 1;
+	pthread_mutex_unlock(&b->lock);
+}
+
+extern "C" void rkmd_cuda_set_stage(struct rkmd_backend *be, int mode)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	pthread_mutex_lock(&b->lock);
+	b->stage_mode = mode;
+	pthread_mutex_unlock(&b->lock);
+}
+
+extern "C" void rkmd_cuda_get_stats(struct rkmd_backend *be,
+				    struct rkmd_cuda_stats *st)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	pthread_mutex_lock(&b->lock);
+	*st = b->stats;
+	pthread_mutex_unlock(&b->lock);
+}
+
+extern "C" const struct rkmd_backend_ops rkmd_cuda_backend = {
+	"cuda",
+	cuda_probe,
+	cuda_open,
+	cuda_submit,
+	cuda_drain,
+	cuda_close,
+};

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+# raidkmd's CUDA backend (daemon/gpu): built with nvcc whenever nvcc exists
+# (CI builds it; only the GPU host runs it).  See Documentation/gpu.rst.
+#
+#   RKMD_CUDA_OBJS   objects that define rkmd_cuda_backend; empty without nvcc
+#   RKMD_CUDA_LIBS   what a program linking them with $(CC) needs
+#   make check-gpu   correctness on the GPU host (backend, daemon, sanitizer)
+#   make bench-gpu   speed on the GPU host, one run, ratios to references
+#
+# NVCC may be overridden; CUDA_ARCH too (default: sm_90 code plus PTX that
+# newer GPUs, and older ones from sm_75 on, compile at load time).
+
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+RKG_DIR := $(TOP)/daemon/gpu
+RKG_OBJ := $(BUILD)/gpu
+RKG_CODEC_LIB := $(BUILD)/lib/librkmcodec.a
+
+.PHONY: check-gpu bench-gpu
+
+ifneq ($(NVCC),)
+
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(NVCC)))
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
+	     -gencode arch=compute_75,code=compute_75
+NVCCFLAGS := -O3 -std=c++17 --threads 2 -Xcompiler -Wall,-Wno-unused-parameter \
+	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi -I$(TOP)/daemon
+
+RKMD_CUDA_OBJS := $(RKG_OBJ)/rkg_kernels.o $(RKG_OBJ)/rkg_jit.o \
+	$(RKG_OBJ)/cuda_backend.o
+RKMD_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+
+RKG_HDRS := $(wildcard $(RKG_DIR)/*.h) $(TOP)/daemon/rkmd_backend.h \
+	$(TOP)/kernel/raidkm/codec/rkm_codec.h
+
+$(RKG_OBJ)/rkg_kernels.o: $(RKG_DIR)/rkg_kernels.cu $(RKG_DIR)/rkg.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -c -o $@ $<
+
+$(RKG_OBJ)/rkg_jit.o: $(RKG_DIR)/rkg_jit.cu $(RKG_DIR)/rkg_jit.h $(RKG_DIR)/rkg.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+$(RKG_OBJ)/cuda_backend.o: $(RKG_DIR)/cuda_backend.cu $(RKG_HDRS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+# raidkmd (daemon/daemon.mk) links $(RKMD_CUDA_OBJS) $(RKMD_CUDA_LIBS)
+$(BUILD)/bin/raidkmd: $(RKMD_CUDA_OBJS)
+
+# the test and the benchmark carry their own copies of the daemon's log
+# and CPU backend objects (the bench compares against the CPU backend)
+$(RKG_OBJ)/log.o: $(TOP)/daemon/log.c $(TOP)/daemon/rkmd_log.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+
+$(RKG_OBJ)/backend_cpu.o: $(TOP)/daemon/backend_cpu.c $(TOP)/daemon/rkmd_backend.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+
+RKG_CHECK := $(RKG_OBJ)/gpu_check
+RKG_BENCH := $(RKG_OBJ)/gpu_bench
+RKG_TOOLOBJS := $(RKMD_CUDA_OBJS) $(RKG_OBJ)/log.o
+
+$(RKG_CHECK): $(RKG_DIR)/gpu_check.cu $(RKG_DIR)/gpu_util.h $(RKG_HDRS) \
+		$(RKG_TOOLOBJS) $(RKG_CODEC_LIB)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -o $@ $< $(RKG_TOOLOBJS) $(RKG_CODEC_LIB) -lpthread
+
+$(RKG_BENCH): $(RKG_DIR)/gpu_bench.cu $(RKG_DIR)/gpu_util.h $(RKG_HDRS) \
+		$(RKG_TOOLOBJS) $(RKG_OBJ)/backend_cpu.o $(RKG_CODEC_LIB)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -o $@ $< $(RKG_TOOLOBJS) $(RKG_OBJ)/backend_cpu.o \
+		$(RKG_CODEC_LIB) -lpthread
+
+# through the daemon core and the loopback ring (daemon/daemon.mk)
+RKG_LOOP := $(RKG_OBJ)/gpu_loop
+$(RKG_LOOP): $(RKG_DIR)/gpu_loop.c $(RKMD_CUDA_OBJS) $(BUILD)/lib/librkmd.a \
+		$(BUILD)/lib/librkmring.a $(RKG_CODEC_LIB)
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -pthread -o $@ $< \
+		$(RKMD_CUDA_OBJS) $(RKMD_LINK) $(RKMD_CUDA_LIBS)
+
+# CI builds everything (nothing runs it there)
+USER_BINS += $(RKG_CHECK) $(RKG_BENCH) $(RKG_LOOP)
+
+check-gpu: $(RKG_CHECK) $(RKG_LOOP)
+	@$(RKG_DIR)/check-gpu.sh $(RKG_CHECK) $(RKG_LOOP)
+
+# one run: references, gather, raw, end to end, latency (backend and
+# ring), CPU cost; a copy of the output goes to build/gpu/bench-gpu.txt
+BENCH_GPU_ARGS ?=
+bench-gpu: $(RKG_BENCH) $(RKG_LOOP)
+	@{ $(RKG_BENCH) $(BENCH_GPU_ARGS) && \
+	   echo && echo "== latency through the daemon and the loopback ring" && \
+	   $(RKG_LOOP) --latency 3000; } 2>&1 | tee $(RKG_OBJ)/bench-gpu.txt
+
+else
+
+RKMD_CUDA_OBJS :=
+RKMD_CUDA_LIBS :=
+
+check-gpu bench-gpu:
+	@echo "raidkm: nvcc not found (set NVCC=...): cannot build the CUDA backend" >&2
+	@exit 1
+
+endif

@@ -1,0 +1,864 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpu_bench (make bench-gpu): the CUDA backend's speed, each figure printed
+ * beside a reference measured in the same run and their ratio.
+ *
+ *   references   pinned host<->device copies, registered-memfd H2D, device
+ *                copy bandwidth (bytes read plus written)
+ *   gather       zero-copy kernel vs staging copies through the copy
+ *                engines, for scattered 64 KiB chunks (the design choice)
+ *   e2e          encode, decode 2, decode m at (8,2) (8,3) (16,4) (16,8)
+ *                (32,16), jobs of 1, 4, 64 MiB of data, through the
+ *                backend (data and results in host memory)
+ *   raw          the kernels with data already in device memory, against
+ *                the copy roofline
+ *   latency      one 8+3 stripe of 64 KiB chunks, p50/p99
+ *   cpu          host CPU seconds per GB, CUDA backend vs CPU backend
+ *
+ *   gpu_bench [--quick]
+ */
+#include <stdarg.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "gpu_util.h"
+
+extern "C" {
+#include "codec/rkm_codec.h"
+}
+#include "rkg.h"
+#include "rkg_jit.h"
+#include "cuda_backend.h"
+
+#define CK(x) do {							\
+		cudaError_t e_ = (x);					\
+		if (e_ != cudaSuccess) {				\
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__,	\
+				__LINE__, #x, cudaGetErrorString(e_));	\
+			exit(2);					\
+		}							\
+	} while (0)
+
+static int quick;
+static struct tu_arena arena;
+static struct tu_sink sink;
+static const double MiB = 1048576.0, GB = 1e9;
+
+struct summary {
+	char line[200];
+};
+static std::vector<summary> summ;
+
+static void sum(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void sum(const char *fmt, ...)
+{
+	summary s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s.line, sizeof(s.line), fmt, ap);
+	va_end(ap);
+	printf("%s\n", s.line);
+	summ.push_back(s);
+}
+
+/* ---- references ---------------------------------------------------------- */
+
+static double copy_bw1(void *dst, const void *src, size_t n,
+		       cudaMemcpyKind k, int reps)
+{
+	cudaEvent_t a, b;
+	float ms;
+
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaMemcpy(dst, src, n, k));		/* warm */
+	CK(cudaEventRecord(a));
+	for (int i = 0; i < reps; i++)
+		CK(cudaMemcpyAsync(dst, src, n, k, 0));
+	CK(cudaEventRecord(b));
+	CK(cudaEventSynchronize(b));
+	CK(cudaEventElapsedTime(&ms, a, b));
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return (double)n * reps / (ms * 1e-3);
+}
+
+/* best of three: the reference must not be low */
+static double copy_bw(void *dst, const void *src, size_t n, cudaMemcpyKind k,
+		      int reps)
+{
+	double best = 0;
+
+	for (int i = 0; i < 3; i++)
+		best = std::max(best, copy_bw1(dst, src, n, k, reps));
+	return best;
+}
+
+/*
+ * SM reads of mapped host memory, nothing else: the zero-copy ceiling.
+ * HINT 1: loads with the L2::256B prefetch-size hint.
+ */
+template <int HINT>
+static __global__ void read_only(const uint4 *p, size_t n, uint32_t *sink)
+{
+	uint32_t acc = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		uint4 v;
+
+		if (HINT)
+			asm volatile("ld.global.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+				     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+				     : "l"(p + i));
+		else
+			v = p[i];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (acc == 0x12345678u)
+		*sink = acc;
+}
+
+static double ref_h2d, ref_d2h, ref_bidir, ref_reg_h2d, ref_d2d, ref_zc_read;
+static double zc_hint_g;
+
+static void references(void)
+{
+	const size_t n = 256 << 20;
+	void *h, *h2, *d, *d2;
+	cudaStream_t s1, s2;
+	cudaEvent_t a, b;
+	float ms;
+
+	CK(cudaMallocHost(&h, n));
+	CK(cudaMallocHost(&h2, n));
+	CK(cudaMalloc(&d, n));
+	CK(cudaMalloc(&d2, (size_t)1 << 30));
+	memset(h, 0x5a, n);
+	memset(h2, 0xa5, n);
+	ref_h2d = copy_bw(d, h, n, cudaMemcpyHostToDevice, 8);
+	ref_d2h = copy_bw(h, d, n, cudaMemcpyDeviceToHost, 8);
+
+	CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+	CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaDeviceSynchronize());
+	for (int t = 0; t < 3; t++) {
+		CK(cudaEventRecord(a, s1));
+		CK(cudaStreamWaitEvent(s2, a, 0));
+		for (int i = 0; i < 8; i++) {
+			CK(cudaMemcpyAsync(d, h, n / 2, cudaMemcpyHostToDevice, s1));
+			CK(cudaMemcpyAsync(h2, (char *)d + n / 2, n / 2,
+					   cudaMemcpyDeviceToHost, s2));
+		}
+		CK(cudaEventRecord(b, s2));
+		CK(cudaStreamWaitEvent(s1, b, 0));
+		CK(cudaEventRecord(b, s1));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms, a, b));
+		ref_bidir = std::max(ref_bidir, (double)n * 8 / (ms * 1e-3));
+	}
+
+	/* the arena: a registered MAP_SHARED memfd mapping */
+	CK(cudaHostRegister(arena.base, n, cudaHostRegisterMapped));
+	memset(arena.base, 0x3c, n);
+	ref_reg_h2d = copy_bw(d, arena.base, n, cudaMemcpyHostToDevice, 8);
+	CK(cudaHostUnregister(arena.base));
+
+	{
+		uint32_t *dsink;
+		void *dp;
+		double zc_hint = 0;
+		int nsm = 0;
+
+		CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+		CK(cudaMalloc(&dsink, 4));
+		CK(cudaHostRegister(arena.base, n, cudaHostRegisterMapped));
+		CK(cudaHostGetDevicePointer(&dp, arena.base, 0));
+		for (int t = 0; t < 8; t++) {
+			CK(cudaEventRecord(a));
+			if (t & 1)
+				read_only<1><<<nsm * 8, 256>>>((const uint4 *)dp, n / 16, dsink);
+			else
+				read_only<0><<<nsm * 8, 256>>>((const uint4 *)dp, n / 16, dsink);
+			CK(cudaEventRecord(b));
+			CK(cudaEventSynchronize(b));
+			CK(cudaEventElapsedTime(&ms, a, b));
+			if (t & 1)
+				zc_hint_g = zc_hint = std::max(zc_hint, n / (ms * 1e-3));
+			else
+				ref_zc_read = std::max(ref_zc_read, n / (ms * 1e-3));
+		}
+		CK(cudaHostUnregister(arena.base));
+		cudaFree(dsink);
+	}
+	ref_d2d = 2 * copy_bw(d2, (char *)d2 + (512 << 20), 512 << 20,
+			      cudaMemcpyDeviceToDevice, 20);
+	printf("\n== references\n");
+	sum("ref pinned H2D 256 MiB            %7.1f GB/s", ref_h2d / GB);
+	sum("ref pinned D2H 256 MiB            %7.1f GB/s", ref_d2h / GB);
+	sum("ref pinned H2D+D2H at once        %7.1f GB/s total", ref_bidir / GB);
+	sum("ref registered memfd H2D          %7.1f GB/s (%.2f of pinned)",
+	    ref_reg_h2d / GB, ref_reg_h2d / ref_h2d);
+	sum("ref zero-copy SM reads of memfd   %7.1f GB/s (%.2f of pinned H2D)",
+	    ref_zc_read / GB, ref_zc_read / ref_h2d);
+	sum("    same, L2::256B prefetch hint   %7.1f GB/s (%.2f of pinned H2D)",
+	    zc_hint_g / GB, zc_hint_g / ref_h2d);
+	sum("ref device copy (read+write)      %7.1f GB/s", ref_d2d / GB);
+	/* the H2D reference for every ratio below: the better of the two */
+	ref_h2d = std::max(ref_h2d, ref_reg_h2d);
+	sum("ref H2D for ratios below (best of pinned, registered) %5.1f GB/s",
+	    ref_h2d / GB);
+	cudaFreeHost(h);
+	cudaFreeHost(h2);
+	cudaFree(d);
+	cudaFree(d2);
+	cudaStreamDestroy(s1);
+	cudaStreamDestroy(s2);
+}
+
+/* ---- plans for direct kernel launches (raw, gather) --------------------- */
+
+struct kplan {
+	struct rkg_coef coef;
+	int nin, nout;
+	uint8_t in_idx[RKG_MAX_IN], out_idx[RKG_MAX_OUT];
+};
+
+static void make_plan(struct kplan *p, int k, int m, int nerase)
+{
+	uint8_t par[RKM_MAX_M * RKM_MAX_N];
+
+	memset(p, 0, sizeof(*p));
+	if (!nerase) {
+		rkm_parity_matrix(k, m, par);
+		p->nin = k;
+		p->nout = m;
+		for (int i = 0; i < k; i++)
+			p->in_idx[i] = i;
+		for (int e = 0; e < m; e++) {
+			p->out_idx[e] = k + e;
+			for (int i = 0; i < k; i++)
+				p->coef.coef[i * RKG_MAX_OUT + e] = par[e * k + i];
+		}
+	} else {
+		struct rkm_code *c = rkm_code_create(k, m);
+		uint8_t surv[RKM_MAX_N], rows[RKM_MAX_M * RKM_MAX_N];
+		uint64_t mask = (1ull << nerase) - 1;	/* data chunks first */
+		int ne = rkm_decode_matrix(c, mask, surv, rows);
+
+		p->nin = k;
+		p->nout = ne;
+		for (int i = 0; i < k; i++)
+			p->in_idx[i] = surv[i];
+		for (int e = 0; e < ne; e++) {
+			p->out_idx[e] = e;
+			for (int i = 0; i < k; i++)
+				p->coef.coef[i * RKG_MAX_OUT + e] = rows[e * k + i];
+		}
+		rkm_code_destroy(c);
+	}
+}
+
+/* Upload plan p's K table to the start of the constant pool. */
+static void upload_plan(const struct kplan *p)
+{
+	std::vector<uint32_t> w(rkg_ktab_words(p->nin, p->nout));
+
+	rkg_ktab_build(&p->coef, p->nin, p->nout, w.data());
+	CK(rkg_ktab_upload(0, w.data(), (uint32_t)w.size(), 0));
+	CK(cudaDeviceSynchronize());
+}
+
+/* ---- raw: data already in device memory -------------------------------- */
+
+static void raw(int k, int m, int nerase, const char *what)
+{
+	const uint32_t len = 65536;
+	const uint64_t data = quick ? (128 << 20) : (512ull << 20);
+	const uint32_t ns = data / ((uint64_t)k * len);
+	struct kplan p;
+	uint8_t *dev;
+	uint64_t *tab, *dtab;
+	struct rkg_launch l;
+	cudaEvent_t a, b;
+	float ms;
+	int reps = quick ? 5 : 20;
+
+	make_plan(&p, k, m, nerase);
+	CK(cudaMalloc(&dev, (uint64_t)ns * (k + m) * len));
+	CK(cudaMemset(dev, 0x6b, (uint64_t)ns * (k + m) * len));
+	tab = (uint64_t *)malloc((uint64_t)ns * (p.nin + p.nout) * 8);
+	for (uint32_t s = 0; s < ns; s++) {
+		uint64_t *t = tab + (uint64_t)s * (p.nin + p.nout);
+		uint8_t *st = dev + (uint64_t)s * (k + m) * len;
+
+		for (int i = 0; i < p.nin; i++)
+			t[i] = (uint64_t)(uintptr_t)(st + (uint64_t)p.in_idx[i] * len);
+		for (int e = 0; e < p.nout; e++)
+			t[p.nin + e] = (uint64_t)(uintptr_t)(st + (uint64_t)p.out_idx[e] * len);
+	}
+	CK(cudaMalloc(&dtab, (uint64_t)ns * (p.nin + p.nout) * 8));
+	CK(cudaMemcpy(dtab, tab, (uint64_t)ns * (p.nin + p.nout) * 8,
+		      cudaMemcpyHostToDevice));
+	upload_plan(&p);
+	l.mode = RKG_STORE;
+	l.nin = p.nin;
+	l.nout = p.nout;
+	l.kbase = 0;
+	l.x0 = rkg_coef_x0(&p.coef, p.nin);
+	l.len = len;
+	l.nstripes = ns;
+	l.stride = p.nin + p.nout;
+	l.dtab = dtab;
+	l.inl = NULL;
+	l.dflags = NULL;
+	CK(rkg_launch(&l, 0));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaEventRecord(a));
+	for (int i = 0; i < reps; i++)
+		CK(rkg_launch(&l, 0));
+	CK(cudaEventRecord(b));
+	CK(cudaEventSynchronize(b));
+	CK(cudaEventElapsedTime(&ms, a, b));
+	{
+		double bps = (double)ns * k * len * reps / (ms * 1e-3);
+		double roof = ref_d2d * k / (double)(k + p.nout);
+
+		sum("raw %-8s (%2d,%2d) %3.0f MiB   %7.1f GB/s data  roofline %7.1f  ratio %.2f%s",
+		    what, k, m, ns * (double)k * len / MiB, bps / GB,
+		    roof / GB, bps / roof,
+		    (k == 32 && m == 16) ? "  (target 500 GB/s)" :
+		    m <= 4 ? "  (target 0.70)" : "");
+	}
+	/* the same with the NVRTC kernel specialised for these coefficients */
+	{
+		char why[200];
+		double t0 = tu_now();
+		struct rkg_jit *jk = rkg_jit_build(&p.coef, p.nin, p.nout, why,
+						   sizeof(why));
+		double tc = tu_now() - t0;
+
+		if (!jk) {
+			printf("raw %s jit: %s\n", what, why);
+		} else {
+			CK(rkg_jit_launch(jk, &l, 0));
+			CK(cudaEventRecord(a));
+			for (int i = 0; i < reps; i++)
+				CK(rkg_jit_launch(jk, &l, 0));
+			CK(cudaEventRecord(b));
+			CK(cudaEventSynchronize(b));
+			CK(cudaEventElapsedTime(&ms, a, b));
+			double bps = (double)ns * k * len * reps / (ms * 1e-3);
+			double roof = ref_d2d * k / (double)(k + p.nout);
+
+			sum("raw %-8s (%2d,%2d) nvrtc  %7.1f GB/s data  roofline %7.1f  ratio %.2f  (compiled in %.0f ms)",
+			    what, k, m, bps / GB, roof / GB, bps / roof,
+			    tc * 1e3);
+			rkg_jit_free(jk);
+		}
+	}
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	cudaFree(dev);
+	cudaFree(dtab);
+	free(tab);
+}
+
+/* ---- gather: zero-copy kernel vs staging copies -------------------------- */
+
+static void gather(void)
+{
+	const int k = 8, m = 2, nst = 4;
+	const uint32_t len = 65536;
+	const uint32_t ns = (64 << 20) / (k * len);
+	std::vector<uint8_t *> ch((size_t)ns * (k + m));
+	uint64_t seed = 77, *tab, *dtab, *stab, *dstab;
+	uint8_t *dev;
+	struct kplan p;
+	struct rkg_launch l;
+	cudaStream_t st[nst];
+	cudaEvent_t a, b;
+	float ms;
+	const int reps = 10;
+	double zc, stg, stb;
+
+	tu_arena_reset(&arena);
+	if (tu_chunks(&arena, ch.data(), ch.size(), len, 4096, &seed))
+		return;
+	for (auto c : ch)
+		tu_fill(c, len, &seed);
+	CK(cudaHostRegister(arena.base, arena.size, cudaHostRegisterMapped));
+	make_plan(&p, k, m, 0);
+	upload_plan(&p);
+	tab = (uint64_t *)malloc((size_t)ns * (k + m) * 8);
+	stab = (uint64_t *)malloc((size_t)ns * (k + m) * 8);
+	CK(cudaMalloc(&dtab, (size_t)ns * (k + m) * 8));
+	CK(cudaMalloc(&dstab, (size_t)ns * (k + m) * 8));
+	CK(cudaMalloc(&dev, (size_t)ns * (k + m) * len));
+	for (uint32_t s = 0; s < ns; s++)
+		for (int i = 0; i < k + m; i++) {
+			void *dp;
+
+			CK(cudaHostGetDevicePointer(&dp, ch[s * (k + m) + i], 0));
+			tab[s * (k + m) + i] = (uint64_t)(uintptr_t)dp;
+			stab[s * (k + m) + i] = (uint64_t)(uintptr_t)
+				(dev + ((size_t)s * (k + m) + i) * len);
+		}
+	CK(cudaMemcpy(dtab, tab, (size_t)ns * (k + m) * 8, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(dstab, stab, (size_t)ns * (k + m) * 8, cudaMemcpyHostToDevice));
+	for (int i = 0; i < nst; i++)
+		CK(cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+
+	/* zero-copy: one launch reads and writes host memory directly */
+	l.mode = RKG_STORE;
+	l.nin = k;
+	l.nout = m;
+	l.kbase = 0;
+	l.x0 = rkg_coef_x0(&p.coef, p.nin);
+	l.len = len;
+	l.nstripes = ns;
+	l.stride = k + m;
+	l.dtab = dtab;
+	l.inl = NULL;
+	l.dflags = NULL;
+	CK(rkg_launch(&l, 0));
+	CK(cudaDeviceSynchronize());
+	CK(cudaEventRecord(a));
+	for (int i = 0; i < reps; i++)
+		CK(rkg_launch(&l, 0));
+	CK(cudaEventRecord(b));
+	CK(cudaEventSynchronize(b));
+	CK(cudaEventElapsedTime(&ms, a, b));
+	zc = (double)ns * k * len * reps / (ms * 1e-3);
+
+	/* staging: per-chunk copies on 4 streams, kernel, per-chunk copies back */
+	CK(cudaDeviceSynchronize());
+	double t0 = tu_now();
+	for (int r = 0; r < reps; r++) {
+		for (uint32_t s0 = 0; s0 < ns; s0 += ns / nst) {
+			cudaStream_t q = st[(s0 / (ns / nst)) % nst];
+			uint32_t n1 = ns / nst;
+
+			for (uint32_t s = s0; s < s0 + n1; s++)
+				for (int i = 0; i < k; i++)
+					CK(cudaMemcpyAsync((void *)stab[s * (k + m) + i],
+							   ch[s * (k + m) + i], len,
+							   cudaMemcpyHostToDevice, q));
+			l.dtab = dstab + (size_t)s0 * (k + m);
+			l.nstripes = n1;
+			CK(rkg_launch(&l, q));
+			for (uint32_t s = s0; s < s0 + n1; s++)
+				for (int e = 0; e < m; e++)
+					CK(cudaMemcpyAsync(ch[s * (k + m) + k + e],
+							   (void *)stab[s * (k + m) + k + e],
+							   len, cudaMemcpyDeviceToHost, q));
+		}
+	}
+	CK(cudaDeviceSynchronize());
+	stg = (double)ns * k * len * reps / (tu_now() - t0);
+
+	/* staging with cudaMemcpyBatchAsync: one call per direction and group */
+	{
+		const uint32_t n1 = ns / nst;
+		std::vector<void *> hd(n1 * k), hs(n1 * k), dd(n1 * m), ds(n1 * m);
+		std::vector<size_t> hz(n1 * k, len), dz(n1 * m, len);
+		struct cudaMemcpyAttributes at;
+		size_t ai = 0;
+
+		memset(&at, 0, sizeof(at));
+		at.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+		CK(cudaDeviceSynchronize());
+		t0 = tu_now();
+		for (int r = 0; r < reps; r++) {
+			for (uint32_t s0 = 0; s0 < ns; s0 += n1) {
+				cudaStream_t q = st[(s0 / n1) % nst];
+
+				for (uint32_t s = s0; s < s0 + n1; s++) {
+					for (int i = 0; i < k; i++) {
+						hd[(s - s0) * k + i] = (void *)stab[s * (k + m) + i];
+						hs[(s - s0) * k + i] = ch[s * (k + m) + i];
+					}
+					for (int e = 0; e < m; e++) {
+						dd[(s - s0) * m + e] = ch[s * (k + m) + k + e];
+						ds[(s - s0) * m + e] = (void *)stab[s * (k + m) + k + e];
+					}
+				}
+				CK(cudaMemcpyBatchAsync(hd.data(), hs.data(), hz.data(),
+							hd.size(), &at, &ai, 1, q));
+				l.dtab = dstab + (size_t)s0 * (k + m);
+				l.nstripes = n1;
+				CK(rkg_launch(&l, q));
+				CK(cudaMemcpyBatchAsync(dd.data(), ds.data(), dz.data(),
+							dd.size(), &at, &ai, 1, q));
+			}
+		}
+		CK(cudaDeviceSynchronize());
+		stb = (double)ns * k * len * reps / (tu_now() - t0);
+	}
+
+	printf("\n== gather: 8+2, 64 KiB chunks scattered over a registered memfd, 64 MiB per launch\n");
+	sum("gather zero-copy kernel           %7.1f GB/s data  ref pinned H2D %5.1f  ratio %.2f",
+	    zc / GB, ref_h2d / GB, zc / ref_h2d);
+	sum("gather staged (per-chunk copies)  %7.1f GB/s data  ref pinned H2D %5.1f  ratio %.2f",
+	    stg / GB, ref_h2d / GB, stg / ref_h2d);
+	sum("gather staged (cudaMemcpyBatch)   %7.1f GB/s data  ref pinned H2D %5.1f  ratio %.2f",
+	    stb / GB, ref_h2d / GB, stb / ref_h2d);
+	for (int i = 0; i < nst; i++)
+		cudaStreamDestroy(st[i]);
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	cudaFree(dev);
+	cudaFree(dtab);
+	cudaFree(dstab);
+	free(tab);
+	free(stab);
+	CK(cudaHostUnregister(arena.base));
+}
+
+/* ---- end to end through the backend ------------------------------------- */
+
+struct e2e_res {
+	double gbps;
+	double cpu_s_per_gb;
+};
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+/*
+ * Keep q jobs of `batch` data bytes in flight until `total` bytes of data
+ * are coded; each job has its own stripes in the arena.
+ */
+static struct e2e_res e2e_run(const struct rkmd_backend_ops *ops,
+			      struct rkmd_backend *be, int op, int k, int m,
+			      int nerase, uint64_t batch, uint64_t total)
+{
+	uint32_t len = 65536, ns;
+	int q, n = k + m;
+	uint64_t seed = 1234, njobs, i, base;
+	struct e2e_res r = { 0, 0 };
+
+	if ((uint64_t)k * len > batch)
+		len = (uint32_t)(batch / k) & ~63u;
+	ns = (uint32_t)(batch / ((uint64_t)k * len));
+	q = (int)std::min<uint64_t>(64, std::max<uint64_t>(4, (512ull << 20) / batch));
+	while ((uint64_t)q * ns * n * len > arena.size - (64 << 20) && q > 2)
+		q--;
+	njobs = std::max<uint64_t>(total / batch, (uint64_t)q * 2);
+
+	std::vector<tu_job> jobs(q);
+	std::vector<std::vector<uint8_t *>> ch(q);
+	tu_arena_reset(&arena);
+	for (int j = 0; j < q; j++) {
+		ch[j].resize((size_t)ns * n);
+		if (tu_chunks(&arena, ch[j].data(), ch[j].size(), len, 4096, &seed))
+			return r;
+		for (auto c : ch[j])
+			memset(c, (int)(tu_rand(&seed) & 0xff), len);
+		memset(&jobs[j], 0, sizeof(jobs[j]));
+		jobs[j].job.op = op;
+		jobs[j].job.k = k;
+		jobs[j].job.m = m;
+		jobs[j].job.len = len;
+		jobs[j].job.nstripes = ns;
+		jobs[j].job.mask = op == RKMD_OP_DECODE ? (1ull << nerase) - 1 : 0;
+		jobs[j].job.chunk = ch[j].data();
+	}
+	/* warm-up: plan, coefficients */
+	pthread_mutex_lock(&sink.lock);
+	base = sink.completed;
+	pthread_mutex_unlock(&sink.lock);
+	for (int j = 0; j < q; j++)
+		if (ops->submit(be, &jobs[j].job))
+			return r;
+	tu_wait_count(&sink, base + q);
+	base += q;
+
+	double c0 = cpu_seconds(), t0 = tu_now();
+	for (i = 0; i < njobs; i++) {
+		tu_job *t = &jobs[i % q];
+
+		if (i >= (uint64_t)q)
+			tu_wait_job(&sink, t);
+		t->done = 0;
+		if (ops->submit(be, &t->job)) {
+			fprintf(stderr, "submit failed\n");
+			return r;
+		}
+	}
+	tu_wait_count(&sink, base + njobs);
+	double el = tu_now() - t0, cpu = cpu_seconds() - c0;
+
+	for (int j = 0; j < q; j++)
+		if (jobs[j].status) {
+			fprintf(stderr, "job failed: %d\n", jobs[j].status);
+			return r;
+		}
+	r.gbps = (double)njobs * ns * k * len / el / GB;
+	r.cpu_s_per_gb = cpu / ((double)njobs * ns * k * len / GB);
+	return r;
+}
+
+/* ---- latency ------------------------------------------------------------- */
+
+static __global__ void empty_kernel(void)
+{
+}
+
+static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
+{
+	const int k = 8, m = 3, n = k + m, iters = quick ? 300 : 3000;
+	const uint32_t len = 65536;
+	std::vector<uint8_t *> ch(n);
+	std::vector<double> lat;
+	uint64_t seed = 99;
+	struct tu_job t;
+	double floor_min = 1e9;
+	std::vector<double> fl;
+
+	tu_arena_reset(&arena);
+	tu_chunks(&arena, ch.data(), n, len, 4096, &seed);
+	for (auto c : ch)
+		tu_fill(c, len, &seed);
+	memset(&t, 0, sizeof(t));
+	t.job.op = RKMD_OP_ENCODE;
+	t.job.k = k;
+	t.job.m = m;
+	t.job.len = len;
+	t.job.nstripes = 1;
+	t.job.chunk = ch.data();
+	for (int i = 0; i < iters + 50; i++) {
+		double t0 = tu_now();
+
+		t.done = 0;
+		if (ops->submit(be, &t.job))
+			return;
+		tu_spin(&t);
+		if (i >= 50)
+			lat.push_back(t.t_done - t0);
+	}
+	std::sort(lat.begin(), lat.end());
+
+	/* reference: the copy-engine round trip floor (512 KiB in, empty
+	 * kernel, 192 KiB out, one stream, synchronous) */
+	{
+		void *h, *d;
+		cudaStream_t s;
+
+		CK(cudaMallocHost(&h, 11 * len));
+		CK(cudaMalloc(&d, 11 * len));
+		CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+		for (int i = 0; i < iters / 2 + 20; i++) {
+			double t0 = tu_now();
+
+			CK(cudaMemcpyAsync(d, h, 8 * len, cudaMemcpyHostToDevice, s));
+			empty_kernel<<<1, 32, 0, s>>>();
+			CK(cudaGetLastError());
+			CK(cudaMemcpyAsync((char *)h + 8 * len, (char *)d + 8 * len,
+					   3 * len, cudaMemcpyDeviceToHost, s));
+			CK(cudaStreamSynchronize(s));
+			if (i >= 20)
+				fl.push_back(tu_now() - t0);
+		}
+		std::sort(fl.begin(), fl.end());
+		floor_min = fl[0];
+		cudaStreamDestroy(s);
+		cudaFreeHost(h);
+		cudaFree(d);
+	}
+	printf("\n== latency: one 8+3 stripe, 64 KiB chunks, submit -> done()\n");
+	sum("latency 8+3 64K via backend  p50 %6.1f us  p99 %6.1f us  min %6.1f us  (target p50 <= 40)",
+	    lat[lat.size() / 2] * 1e6, lat[lat.size() * 99 / 100] * 1e6,
+	    lat[0] * 1e6);
+	sum("ref memcpy round trip 512K in + 192K out  p50 %6.1f us  min %6.1f us  ratio p50 %.2f",
+	    fl[fl.size() / 2] * 1e6, floor_min * 1e6,
+	    lat[lat.size() / 2] / fl[fl.size() / 2]);
+}
+
+int main(int argc, char **argv)
+{
+	char why[256];
+	const struct rkmd_backend_ops *ops = &rkmd_cuda_backend;
+	struct rkmd_backend *be;
+	cudaDeviceProp pr;
+	int drv = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+	/* --raw K M NERASE: one raw-kernel measurement (for ncu profiles) */
+	if (argc == 5 && !strcmp(argv[1], "--raw")) {
+		quick = 1;
+		ref_d2d = 2.99e12;	/* nominal, for the printed ratio only */
+		raw(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), "profile");
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (ops->probe(why, sizeof(why))) {
+		fprintf(stderr, "gpu_bench: %s\n", why);
+		return 1;
+	}
+	CK(cudaGetDeviceProperties(&pr, 0));
+	cudaDriverGetVersion(&drv);
+	{
+		char cmd[512] = "", host[128] = "", dv[64] = "?";
+		time_t now = time(NULL);
+		struct tm tm;
+		FILE *f = popen("nvidia-smi --query-gpu=driver_version,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader 2>/dev/null", "r");
+
+		if (f) {
+			if (fgets(dv, sizeof(dv), f))
+				dv[strcspn(dv, "\n")] = 0;
+			pclose(f);
+		}
+		for (int i = 0; i < argc; i++) {
+			strncat(cmd, argv[i], sizeof(cmd) - strlen(cmd) - 2);
+			strcat(cmd, " ");
+		}
+		gethostname(host, sizeof(host) - 1);
+		gmtime_r(&now, &tm);
+		strftime(host + strlen(host), 40, "  %Y-%m-%d %H:%M:%S UTC", &tm);
+		printf("# command: %s\n# host/date: %s\n", cmd, host);
+		printf("# device: %s\n# driver, PCIe gen, width: %s\n", why, dv);
+	}
+	if (tu_arena_init(&arena, (size_t)2 << 30)) {
+		fprintf(stderr, "gpu_bench: no 2 GiB memfd arena\n");
+		return 1;
+	}
+	tu_sink_init(&sink);
+	references();
+	gather();
+
+	printf("\n== raw kernels, data in device memory, 64 KiB chunks\n");
+	{
+		static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
+
+		for (auto &x : g) {
+			raw(x[0], x[1], 0, "encode");
+			raw(x[0], x[1], 2, "decode2");
+			raw(x[0], x[1], x[1], "decodem");
+		}
+	}
+
+	be = ops->open(arena.base, arena.size, 0, tu_complete, &sink, why,
+		       sizeof(why));
+	if (!be) {
+		fprintf(stderr, "gpu_bench: open: %s\n", why);
+		return 1;
+	}
+	printf("\n== data path: zero-copy vs inputs staged by the copy engine (median of 3)\n");
+	{
+		static const int g[][3] = { {8, 2, 0}, {8, 3, 0}, {16, 4, 0},
+					    {8, 3, 3}, {32, 16, 0} };
+		static const uint64_t batches[] = { 4 << 20, 64 << 20 };
+		const uint64_t total = quick ? (256ull << 20) : (1024ull << 20);
+
+		for (auto &x : g)
+			for (uint64_t bt : batches) {
+				double r[2];
+
+				for (int mode = 0; mode < 2; mode++) {
+					struct e2e_res rr[3];
+
+					rkmd_cuda_set_stage(be, mode);
+					for (int t = 0; t < 3; t++)
+						rr[t] = e2e_run(ops, be, x[2] ? RKMD_OP_DECODE :
+								RKMD_OP_ENCODE, x[0], x[1],
+								x[2], bt, total);
+					std::sort(rr, rr + 3, [](const e2e_res &p, const e2e_res &q) {
+						return p.gbps < q.gbps; });
+					r[mode] = rr[1].gbps;
+				}
+				sum("path %-7s (%2d,%2d) batch %2llu MiB  zero-copy %5.1f  staged %5.1f GB/s  ref H2D %5.1f  ratios %.2f / %.2f",
+				    x[2] ? "decodem" : "encode", x[0], x[1],
+				    (unsigned long long)(bt >> 20), r[0], r[1],
+				    ref_h2d / GB, r[0] * GB / ref_h2d, r[1] * GB / ref_h2d);
+			}
+		rkmd_cuda_set_stage(be, 0);	/* the default */
+	}
+
+	printf("\n== end to end through the backend (host memory in and out)\n");
+	{
+		static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
+		static const uint64_t batches[] = { 1 << 20, 4 << 20, 64 << 20 };
+		const uint64_t total = quick ? (256ull << 20) : (2048ull << 20);
+
+		for (auto &x : g)
+			for (int o = 0; o < 3; o++)
+				for (uint64_t bt : batches) {
+					int op = o ? RKMD_OP_DECODE : RKMD_OP_ENCODE;
+					int ne = o == 1 ? 2 : x[1];
+					struct e2e_res rr[3], r;
+
+					for (int t = 0; t < 3; t++)
+						rr[t] = e2e_run(ops, be, op, x[0], x[1],
+								o ? ne : 0, bt, total / 2);
+					std::sort(rr, rr + 3, [](const e2e_res &p, const e2e_res &q) {
+						return p.gbps < q.gbps; });
+					r = rr[1];
+					double tgt = x[1] <= 4 ? 0.90 : x[1] == 16 ? 0.75 : 0;
+					char tg[32] = "";
+
+					if (tgt > 0 && bt >= (4 << 20))
+						snprintf(tg, sizeof(tg), "  (target %.2f)", tgt);
+					sum("e2e %-8s (%2d,%2d) batch %2llu MiB %6.1f GB/s data (min %5.1f)  ref H2D %5.1f  ratio %.2f%s",
+					    o == 0 ? "encode" : o == 1 ? "decode2" : "decodem",
+					    x[0], x[1], (unsigned long long)(bt >> 20),
+					    r.gbps, rr[0].gbps, ref_h2d / GB, r.gbps * GB / ref_h2d, tg);
+				}
+	}
+	latency(ops, be);
+
+	printf("\n== host CPU time per GB of data coded (8+3 encode, 64 MiB jobs)\n");
+	{
+		const uint64_t total = quick ? (512ull << 20) : (4096ull << 20);
+		struct e2e_res g = e2e_run(ops, be, RKMD_OP_ENCODE, 8, 3, 0,
+					   64 << 20, total);
+		struct rkmd_cuda_stats st;
+
+		rkmd_cuda_get_stats(be, &st);
+		ops->close(be);
+
+		const struct rkmd_backend_ops *cpu = &rkmd_cpu_backend;
+		struct rkmd_backend *cb = cpu->open(arena.base, arena.size, 4,
+						    tu_complete, &sink, why,
+						    sizeof(why));
+		struct e2e_res c = { 0, 0 };
+
+		if (cb) {
+			c = e2e_run(cpu, cb, RKMD_OP_ENCODE, 8, 3, 0, 64 << 20,
+				    total / 4);
+			cpu->close(cb);
+		}
+		sum("cpu cost cuda backend  %6.3f CPU-s/GB (%.1f GB/s)  ref cpu backend %6.3f CPU-s/GB (%.1f GB/s, 4 threads)  ratio %.3f",
+		    g.cpu_s_per_gb, g.gbps, c.cpu_s_per_gb, c.gbps,
+		    c.cpu_s_per_gb > 0 ? g.cpu_s_per_gb / c.cpu_s_per_gb : 0);
+		printf("# backend stats: %llu jobs in %llu launches (%llu staged), %llu coefficient uploads, %llu errors\n",
+		       (unsigned long long)st.jobs,
+		       (unsigned long long)st.launches,
+		       (unsigned long long)st.staged,
+		       (unsigned long long)st.uploads,
+		       (unsigned long long)st.errors);
+	}
+
+	printf("\n== summary (%s, driver %d.%d)\n", pr.name, drv / 1000,
+	       drv % 1000 / 10);
+	for (auto &s : summ)
+		printf("%s\n", s.line);
+	return 0;
+}

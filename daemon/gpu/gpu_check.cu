@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpu_check: the CUDA backend against the CPU codec, through the backend
+ * interface (struct rkmd_backend_ops), with the arena in a registered
+ * memfd mapping.  Every operation (encode, decode, delta, check) on random
+ * data for geometries covering m = 1..16; every erasure pattern for small
+ * geometries, fixed-seed random ones for large; chunk lengths from 64 bytes
+ * to 1 MiB and jobs of up to 64 MiB; many jobs in flight at once; bad jobs
+ * refused; a GPU fault ends in clean -EIO completions, never a hang.
+ *
+ *   gpu_check              the full run (the GPU host, make check-gpu)
+ *   gpu_check --short      a small run (under compute-sanitizer)
+ *   gpu_check --no-device  expects probe() and open() to refuse, with a
+ *                          reason (run with CUDA_VISIBLE_DEVICES=)
+ *
+ * Prints PASS/FAIL lines; exits non-zero if anything failed.
+ */
+#include <stdarg.h>
+
+#include "gpu_util.h"
+
+extern "C" {
+#include "codec/rkm_codec.h"
+}
+#include "cuda_backend.h"
+
+static const struct rkmd_backend_ops *ops = &rkmd_cuda_backend;
+static struct rkmd_backend *be;
+static struct tu_arena arena;
+static struct tu_sink sink;
+static int npass, nfail;
+static int short_run;
+
+static void report(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s ", ok ? "PASS" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+}
+
+/* Wait for a job with a generous bound: a hang is a failure, not a stall. */
+static int wait_job(struct tu_job *t)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 120;
+	pthread_mutex_lock(&sink.lock);
+	while (!t->done) {
+		if (pthread_cond_timedwait(&sink.cv, &sink.lock, &dl)) {
+			pthread_mutex_unlock(&sink.lock);
+			report(0, "job completion: no done() after 120 s (hang)");
+			exit(1);
+		}
+	}
+	pthread_mutex_unlock(&sink.lock);
+	return t->status;
+}
+
+/* Submit and wait; returns the submit error or the completion status. */
+static int run(struct tu_job *t)
+{
+	int r;
+
+	t->done = 0;
+	r = ops->submit(be, &t->job);
+	if (r)
+		return r;
+	return wait_job(t);
+}
+
+/* One set of stripes in the arena */
+struct sset {
+	int k, m, n;
+	uint32_t len, ns;
+	uint8_t **chunk;	/* ns * n */
+	uint8_t **old;		/* ns * k (DELTA) */
+	struct rkm_code *code;
+};
+
+static int sset_init(struct sset *ss, int k, int m, uint32_t len, uint32_t ns,
+		     size_t align, uint64_t *seed)
+{
+	uint32_t s;
+	int i;
+
+	ss->k = k;
+	ss->m = m;
+	ss->n = k + m;
+	ss->len = len;
+	ss->ns = ns;
+	ss->chunk = (uint8_t **)calloc((size_t)ns * ss->n, sizeof(uint8_t *));
+	ss->old = (uint8_t **)calloc((size_t)ns * k, sizeof(uint8_t *));
+	ss->code = rkm_code_create(k, m);
+	if (!ss->chunk || !ss->old || !ss->code)
+		return -ENOMEM;
+	if (tu_chunks(&arena, ss->chunk, (size_t)ns * ss->n, len, align, seed) ||
+	    tu_chunks(&arena, ss->old, (size_t)ns * k, len, align, seed))
+		return -ENOSPC;
+	for (s = 0; s < ns; s++)
+		for (i = 0; i < ss->n; i++)
+			tu_fill(ss->chunk[s * ss->n + i], len, seed);
+	return 0;
+}
+
+static void sset_free(struct sset *ss)
+{
+	free(ss->chunk);
+	free(ss->old);
+	rkm_code_destroy(ss->code);
+}
+
+static void job_init(struct tu_job *t, const struct sset *ss, int op,
+		     uint64_t mask, int32_t *result)
+{
+	memset(t, 0, sizeof(*t));
+	t->job.op = op;
+	t->job.k = ss->k;
+	t->job.m = ss->m;
+	t->job.len = ss->len;
+	t->job.nstripes = ss->ns;
+	t->job.mask = mask;
+	t->job.chunk = ss->chunk;
+	t->job.old = ss->old;
+	t->job.result = result;
+}
+
+/* Does every stripe's parity equal the CPU codec's?  Returns bad stripes. */
+static uint32_t parity_mismatches(const struct sset *ss)
+{
+	uint8_t *ref = (uint8_t *)malloc((size_t)ss->m * ss->len);
+	uint8_t *par[RKM_MAX_M];
+	uint32_t s, bad = 0;
+	int e;
+
+	for (e = 0; e < ss->m; e++)
+		par[e] = ref + (size_t)e * ss->len;
+	for (s = 0; s < ss->ns; s++) {
+		uint8_t **c = ss->chunk + (size_t)s * ss->n;
+
+		rkm_encode(ss->code, ss->len, (const uint8_t *const *)c, par);
+		for (e = 0; e < ss->m; e++)
+			if (memcmp(par[e], c[ss->k + e], ss->len)) {
+				bad++;
+				break;
+			}
+	}
+	free(ref);
+	return bad;
+}
+
+static int test_encode(struct sset *ss, uint64_t *seed, const char *tag)
+{
+	struct tu_job t;
+	uint32_t s, bad;
+	int e, st;
+
+	for (s = 0; s < ss->ns; s++)	/* poison parity */
+		for (e = 0; e < ss->m; e++)
+			tu_fill(ss->chunk[s * ss->n + ss->k + e], ss->len, seed);
+	job_init(&t, ss, RKMD_OP_ENCODE, 0, NULL);
+	st = run(&t);
+	bad = st ? ss->ns : parity_mismatches(ss);
+	report(!st && !bad, "encode %s: status %d, %u of %u stripes differ from the CPU codec",
+	       tag, st, bad, ss->ns);
+	return !st && !bad;
+}
+
+/* Erase the chunks in mask, decode on the GPU, compare with the originals. */
+static int decode_one(struct sset *ss, uint64_t mask, uint64_t *seed,
+		      uint8_t *save)
+{
+	struct tu_job t;
+	uint32_t s;
+	int i, st, bad = 0;
+	size_t o = 0;
+
+	for (s = 0; s < ss->ns; s++)
+		for (i = 0; i < ss->n; i++)
+			if (mask >> i & 1) {
+				uint8_t *c = ss->chunk[s * ss->n + i];
+
+				memcpy(save + o, c, ss->len);
+				tu_fill(c, ss->len, seed);
+				o += ss->len;
+			}
+	job_init(&t, ss, RKMD_OP_DECODE, mask, NULL);
+	st = run(&t);
+	o = 0;
+	for (s = 0; s < ss->ns; s++)
+		for (i = 0; i < ss->n; i++)
+			if (mask >> i & 1) {
+				uint8_t *c = ss->chunk[s * ss->n + i];
+
+				if (memcmp(save + o, c, ss->len)) {
+					bad = 1;
+					memcpy(c, save + o, ss->len);
+				}
+				o += ss->len;
+			}
+	return st ? st : bad ? -EBADMSG : 0;
+}
+
+static uint64_t random_pattern(int n, int ne, uint64_t *seed)
+{
+	uint64_t mask = 0;
+
+	while (__builtin_popcountll(mask) < ne)
+		mask |= 1ull << (tu_rand(seed) % n);
+	return mask;
+}
+
+static void test_decode(struct sset *ss, uint64_t *seed, const char *tag)
+{
+	uint8_t *save = (uint8_t *)malloc((size_t)ss->m * ss->len * ss->ns);
+	uint64_t mask, first_bad = 0;
+	int npat = 0, nbad = 0, r, i;
+
+	if (ss->n <= 8) {
+		for (mask = 1; mask < (1ull << ss->n); mask++) {
+			if (__builtin_popcountll(mask) > ss->m)
+				continue;
+			r = decode_one(ss, mask, seed, save);
+			npat++;
+			if (r && !nbad++)
+				first_bad = mask;
+		}
+	} else {
+		int sizes[12];
+
+		for (i = 0; i < 12; i++)
+			sizes[i] = i < 4 ? ss->m : i < 6 ? 1 : i < 8 ? 2 :
+				   1 + (int)(tu_rand(seed) % ss->m);
+		for (i = 0; i < (short_run ? 3 : 12); i++) {
+			int ne = sizes[i] > ss->m ? ss->m : sizes[i];
+
+			/* first: all data lost (when m allows); then random */
+			if (i == 0 && ss->m >= ss->k)
+				mask = (1ull << ss->k) - 1;
+			else if (i == 0)
+				mask = (1ull << ss->m) - 1;
+			else if (i == 1)
+				mask = ((1ull << ss->m) - 1) << ss->k;
+			else
+				mask = random_pattern(ss->n, ne, seed);
+			r = decode_one(ss, mask, seed, save);
+			npat++;
+			if (r && !nbad++)
+				first_bad = mask;
+		}
+	}
+	report(!nbad, "decode %s: %d erasure patterns%s, %d wrong (first 0x%llx)",
+	       tag, npat, ss->n <= 8 ? " (all)" : " (fixed-seed random)", nbad,
+	       (unsigned long long)first_bad);
+	free(save);
+}
+
+static void test_delta(struct sset *ss, uint64_t *seed, const char *tag)
+{
+	uint64_t masks[3];
+	int nm = 0, i, bad = 0, st = 0;
+	char det[160] = "";
+	uint32_t s;
+	uint8_t **sparse = (uint8_t **)calloc((size_t)ss->ns * ss->n,
+					      sizeof(uint8_t *));
+
+	masks[nm++] = 1ull << (tu_rand(seed) % ss->k);
+	masks[nm++] = random_pattern(ss->k, 1 + (int)(tu_rand(seed) % ss->k), seed);
+	masks[nm++] = (1ull << ss->k) - 1;
+	for (int q = 0; q < nm; q++) {
+		struct tu_job t;
+
+		for (s = 0; s < ss->ns; s++)
+			for (i = 0; i < ss->k; i++)
+				if (masks[q] >> i & 1) {
+					uint8_t *c = ss->chunk[s * ss->n + i];
+
+					memcpy(ss->old[s * ss->k + i], c, ss->len);
+					tu_fill(c, ss->len, seed);
+				}
+		job_init(&t, ss, RKMD_OP_DELTA, masks[q], NULL);
+		if (q == 0) {	/* unchanged data chunks absent, as the core allows */
+			for (s = 0; s < ss->ns; s++)
+				for (i = 0; i < ss->n; i++)
+					sparse[s * ss->n + i] = (i < ss->k &&
+						!(masks[q] >> i & 1)) ? NULL :
+						ss->chunk[s * ss->n + i];
+			t.job.chunk = sparse;
+		}
+		st = run(&t);
+		if (st || parity_mismatches(ss)) {
+			size_t o = strlen(det);
+
+			snprintf(det + o, sizeof(det) - o, " [mask 0x%llx%s: status %d, %u stripes wrong]",
+				 (unsigned long long)masks[q],
+				 q == 0 ? " (absent unchanged chunks)" : "", st,
+				 st ? 0 : parity_mismatches(ss));
+			bad++;
+			/* restore a consistent stripe for what follows */
+			job_init(&t, ss, RKMD_OP_ENCODE, 0, NULL);
+			run(&t);
+		}
+	}
+	report(!bad, "delta %s: %d change masks, %d wrong%s", tag, nm, bad, det);
+	free(sparse);
+}
+
+static void test_check(struct sset *ss, uint64_t *seed, const char *tag)
+{
+	int32_t *res = (int32_t *)malloc(ss->ns * sizeof(int32_t));
+	uint8_t *scratch = (uint8_t *)malloc((size_t)ss->m * ss->len);
+	uint8_t *flip = (uint8_t *)calloc(ss->ns, 1);
+	struct tu_job t;
+	uint32_t s, bad = 0;
+	int st1, st2;
+
+	for (s = 0; s < ss->ns; s++)
+		res[s] = -7;
+	job_init(&t, ss, RKMD_OP_CHECK, 0, res);
+	st1 = run(&t);
+	for (s = 0; s < ss->ns; s++)
+		if (res[s] != 0)
+			bad++;
+	/* corrupt one byte in about half the stripes (any chunk) */
+	for (s = 0; s < ss->ns; s++) {
+		if (ss->ns > 1 && tu_rand(seed) % 2)
+			continue;
+		flip[s] = 1;
+		ss->chunk[s * ss->n + tu_rand(seed) % ss->n]
+			 [tu_rand(seed) % ss->len] ^= 1 << (tu_rand(seed) % 8);
+	}
+	for (s = 0; s < ss->ns; s++)
+		res[s] = -7;
+	st2 = run(&t);
+	for (s = 0; s < ss->ns; s++) {
+		int cpu = rkm_check(ss->code, ss->len,
+				    (const uint8_t *const *)(ss->chunk + (size_t)s * ss->n),
+				    scratch);
+
+		if (res[s] != flip[s] || cpu != flip[s])
+			bad++;
+	}
+	report(!st1 && !st2 && !bad,
+	       "check %s: clean then corrupted, status %d/%d, %u stripes disagree with the CPU codec",
+	       tag, st1, st2, bad);
+	/* consistent again (the flipped byte may be in data: re-encode) */
+	job_init(&t, ss, RKMD_OP_ENCODE, 0, NULL);
+	run(&t);
+	free(res);
+	free(scratch);
+	free(flip);
+}
+
+static void test_geometry(int k, int m, uint32_t len, uint32_t ns,
+			  size_t align, uint64_t seed)
+{
+	struct sset ss;
+	char tag[96];
+
+	tu_arena_reset(&arena);
+	snprintf(tag, sizeof(tag), "%d+%d len %u x %u stripes%s", k, m, len,
+		 ns, align < 4096 ? " (64-byte aligned)" : "");
+	if (sset_init(&ss, k, m, len, ns, align, &seed)) {
+		report(0, "setup %s: arena too small", tag);
+		return;
+	}
+	if (test_encode(&ss, &seed, tag)) {
+		test_decode(&ss, &seed, tag);
+		test_delta(&ss, &seed, tag);
+		test_check(&ss, &seed, tag);
+	}
+	sset_free(&ss);
+}
+
+/* Many jobs of mixed shapes in flight at once. */
+static void test_concurrent(uint64_t seed)
+{
+	const int nj = short_run ? 16 : 200;
+	static const int geo[][2] = { {8, 3}, {4, 2}, {16, 4}, {10, 6}, {32, 16} };
+	struct sset *ss = (struct sset *)calloc(nj, sizeof(*ss));
+	struct tu_job *t = (struct tu_job *)calloc(nj, sizeof(*t));
+	struct rkmd_cuda_stats st0, st1;
+	uint64_t base;
+	int i, bad = 0, r;
+
+	tu_arena_reset(&arena);
+	for (i = 0; i < nj; i++) {
+		int g = tu_rand(&seed) % 5;
+		uint32_t len = 4096u << (tu_rand(&seed) % 4);
+
+		if (sset_init(&ss[i], geo[g][0], geo[g][1], len,
+			      1 + tu_rand(&seed) % 3, 4096, &seed)) {
+			report(0, "concurrent: arena too small");
+			return;
+		}
+		job_init(&t[i], &ss[i], RKMD_OP_ENCODE, 0, NULL);
+	}
+	rkmd_cuda_get_stats(be, &st0);
+	pthread_mutex_lock(&sink.lock);
+	base = sink.completed;
+	pthread_mutex_unlock(&sink.lock);
+	for (i = 0; i < nj; i++) {
+		r = ops->submit(be, &t[i].job);
+		if (r) {
+			report(0, "concurrent: submit %d: %d", i, r);
+			return;
+		}
+	}
+	tu_wait_count(&sink, base + nj);
+	rkmd_cuda_get_stats(be, &st1);
+	for (i = 0; i < nj; i++) {
+		if (t[i].status || parity_mismatches(&ss[i]))
+			bad++;
+		sset_free(&ss[i]);
+	}
+	report(!bad && !sink.calls_after_done,
+	       "concurrent: %d mixed encode jobs in flight, %d wrong, %llu launches (batching merged %llu jobs)",
+	       nj, bad, (unsigned long long)(st1.launches - st0.launches),
+	       (unsigned long long)(nj - (st1.launches - st0.launches)));
+	free(ss);
+	free(t);
+}
+
+/* Same-shape single-stripe jobs submitted back to back: batched. */
+static void test_small_burst(uint64_t seed)
+{
+	const int nj = short_run ? 32 : 512;
+	struct sset ss;
+	struct tu_job *t = (struct tu_job *)calloc(nj, sizeof(*t));
+	uint8_t **ch;
+	uint64_t base;
+	int i, bad = 0;
+
+	tu_arena_reset(&arena);
+	if (sset_init(&ss, 8, 3, 4096, nj, 4096, &seed)) {
+		report(0, "burst: arena too small");
+		return;
+	}
+	ch = ss.chunk;
+	pthread_mutex_lock(&sink.lock);
+	base = sink.completed;
+	pthread_mutex_unlock(&sink.lock);
+	for (i = 0; i < nj; i++) {
+		job_init(&t[i], &ss, RKMD_OP_ENCODE, 0, NULL);
+		t[i].job.nstripes = 1;
+		t[i].job.chunk = ch + (size_t)i * ss.n;
+		if (ops->submit(be, &t[i].job))
+			bad++;
+	}
+	tu_wait_count(&sink, base + nj - bad);
+	for (i = 0; i < nj; i++)
+		if (t[i].status)
+			bad++;
+	if (!bad && parity_mismatches(&ss))
+		bad++;
+	report(!bad, "burst: %d single-stripe 8+3 jobs, %d wrong", nj, bad);
+	sset_free(&ss);
+	free(t);
+}
+
+static void test_bad_jobs(uint64_t seed)
+{
+	struct sset ss;
+	struct tu_job t;
+	uint8_t *saved;
+	int r, ok = 1;
+	char what[256] = "";
+
+	tu_arena_reset(&arena);
+	if (sset_init(&ss, 4, 2, 4096, 1, 4096, &seed)) {
+		report(0, "bad jobs: setup");
+		return;
+	}
+#define EXPECT_EINVAL(desc) do {					\
+		t.done = 0;						\
+		r = ops->submit(be, &t.job);				\
+		if (r != -EINVAL || t.done) {				\
+			ok = 0;						\
+			snprintf(what, sizeof(what), "%s: submit %d", desc, r); \
+			if (!r)						\
+				wait_job(&t);				\
+		}							\
+	} while (0)
+
+	job_init(&t, &ss, RKMD_OP_DECODE, 0x7, NULL);	/* 3 > m erasures */
+	EXPECT_EINVAL("3 erasures at m=2");
+	job_init(&t, &ss, RKMD_OP_DECODE, 1ull << 6, NULL);	/* beyond n */
+	EXPECT_EINVAL("erasure beyond k+m");
+	job_init(&t, &ss, RKMD_OP_DELTA, 1ull << 4, NULL);	/* parity bit */
+	EXPECT_EINVAL("delta of a parity chunk");
+	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
+	t.job.len = 100;
+	EXPECT_EINVAL("length not a multiple of 64");
+	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
+	t.job.m = 17;
+	EXPECT_EINVAL("m = 17");
+	job_init(&t, &ss, RKMD_OP_CHECK, 0, NULL);
+	EXPECT_EINVAL("check without result array");
+	saved = ss.chunk[1];
+	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
+	ss.chunk[1] = saved + 8;
+	EXPECT_EINVAL("misaligned chunk");
+	ss.chunk[1] = arena.base + arena.size - 2048;
+	EXPECT_EINVAL("chunk running past the arena");
+	ss.chunk[1] = (uint8_t *)&t;
+	EXPECT_EINVAL("chunk outside the arena");
+	ss.chunk[1] = saved;
+	job_init(&t, &ss, 9, 0, NULL);
+	EXPECT_EINVAL("unknown op");
+	report(ok, "bad jobs refused with -EINVAL and no completion%s%s",
+	       ok ? "" : ": ", what);
+	sset_free(&ss);
+}
+
+/* Last: a GPU fault must end in -EIO completions, later submits refused. */
+static void test_fault(uint64_t seed)
+{
+	struct sset ss;
+	struct tu_job t, t2;
+	int st, r2;
+	double t0;
+
+	tu_arena_reset(&arena);
+	if (sset_init(&ss, 8, 3, 65536, 4, 4096, &seed)) {
+		report(0, "fault: setup");
+		return;
+	}
+	rkmd_cuda_inject_trap(be);
+	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
+	t0 = tu_now();
+	st = run(&t);
+	job_init(&t2, &ss, RKMD_OP_ENCODE, 0, NULL);
+	r2 = run(&t2);
+	ops->drain(be);
+	report(st == -EIO && r2 == -EIO,
+	       "GPU fault: job completed with %d after %.3f s, next job %d (both want -EIO), drain returned",
+	       st, tu_now() - t0, r2);
+	sset_free(&ss);
+}
+
+static int no_device(void)
+{
+	char why[256] = "";
+	struct rkmd_backend *b;
+	int r;
+
+	r = ops->probe(why, sizeof(why));
+	report(r < 0 && why[0], "probe without a usable GPU: %d, \"%s\"", r, why);
+	why[0] = 0;
+	b = ops->open(arena.base, arena.size, 0, tu_complete, &sink, why,
+		      sizeof(why));
+	report(!b && why[0], "open without a usable GPU refused: \"%s\"", why);
+	if (b)
+		ops->close(b);
+	return nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t asz = (size_t)1 << 30;
+	char why[256] = "";
+	int nodev = 0, i;
+	uint64_t seed = 0x5eed0001;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--short"))
+			short_run = 1;
+		else if (!strcmp(argv[i], "--no-device"))
+			nodev = 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (short_run || nodev)
+		asz = 64 << 20;
+	if (tu_arena_init(&arena, asz)) {
+		report(0, "memfd arena of %zu MiB", asz >> 20);
+		return 1;
+	}
+	tu_sink_init(&sink);
+	if (nodev)
+		return no_device();
+
+	if (ops->probe(why, sizeof(why))) {
+		report(0, "probe: %s", why);
+		return 1;
+	}
+	printf("# device: %s\n", why);
+	be = ops->open(arena.base, arena.size, 0, tu_complete, &sink, why,
+		       sizeof(why));
+	if (!be) {
+		report(0, "open: %s", why);
+		return 1;
+	}
+
+	if (short_run) {
+		test_geometry(3, 2, 4096, 2, 4096, seed++);
+		test_geometry(8, 3, 192, 3, 64, seed++);
+		test_geometry(16, 8, 65536, 1, 4096, seed++);
+		test_geometry(32, 16, 4096, 2, 4096, seed++);
+		test_concurrent(seed++);
+		test_small_burst(seed++);
+		test_bad_jobs(seed++);
+	} else {
+		/* (k, m) covering m = 1..16; lengths 64 B .. 1 MiB */
+		static const struct { int k, m; uint32_t len, ns; } g[] = {
+			{ 2, 1, 4096, 3 }, { 7, 1, 65536, 16 },
+			{ 63, 1, 4096, 2 },
+			{ 3, 2, 4096, 2 }, { 4, 2, 65536, 4 },
+			{ 8, 2, 1 << 20, 8 },	/* 64 MiB of data */
+			{ 5, 3, 4096, 2 }, { 8, 3, 65536, 32 },
+			{ 4, 4, 4096, 2 }, { 10, 4, 131072, 8 },
+			{ 16, 4, 1 << 20, 4 },	/* 64 MiB of data */
+			{ 3, 5, 4096, 1 }, { 6, 5, 16384, 4 },
+			{ 8, 6, 65536, 4 }, { 9, 7, 8192, 3 },
+			{ 16, 8, 262144, 4 }, { 12, 9, 4096, 5 },
+			{ 10, 10, 65536, 2 }, { 20, 11, 32768, 3 },
+			{ 16, 12, 65536, 2 }, { 24, 13, 4096, 4 },
+			{ 14, 14, 8192, 2 }, { 30, 15, 65536, 2 },
+			{ 32, 16, 1 << 20, 2 },	/* 64 MiB of data */
+			{ 48, 16, 65536, 2 }, { 2, 16, 4096, 2 },
+		};
+
+		for (i = 0; i < (int)(sizeof(g) / sizeof(g[0])); i++)
+			test_geometry(g[i].k, g[i].m, g[i].len, g[i].ns, 4096,
+				      seed++);
+		/* odd placements and tiny lengths: 64-byte aligned chunks */
+		test_geometry(8, 3, 64, 5, 64, seed++);
+		test_geometry(5, 4, 320, 3, 64, seed++);
+		test_geometry(20, 16, 4160, 2, 64, seed++);
+		test_concurrent(seed++);
+		test_small_burst(seed++);
+		test_bad_jobs(seed++);
+		test_fault(seed++);
+	}
+	report(!sink.calls_after_done, "no job completed twice (%llu extra done() calls)",
+	       (unsigned long long)sink.calls_after_done);
+	ops->close(be);
+	printf("# %d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
