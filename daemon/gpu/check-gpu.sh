@@ -4,6 +4,8 @@
 # and ends with "N passed, N failed"; exits non-zero on any failure.
 #   1. gpu_check: every op against the CPU codec, through the backend
 #   1b. gpu_check again with RKMD_CUDA_JIT=sync (NVRTC kernels)
+#   1c. gpu_check with every batch staged (RKMD_CUDA_STAGE=0x103), then
+#       with every batch zero-copy (RKMD_CUDA_STAGE=0)
 #   2. gpu_check --no-device with no visible GPU: probe/open refuse, say why
 #   3. compute-sanitizer memcheck over gpu_check --short (if installed)
 #   4. gpu_loop: the daemon core and the loopback ring, --backend=cuda,
@@ -38,6 +40,18 @@ rc=$?
 sed 's/^\(PASS\|FAIL\) /\1 [jit] /' "$out"
 tally $rc "gpu_check (RKMD_CUDA_JIT=sync)"
 
+# the data paths the default leaves to one size each: every batch staged
+# (inputs and results through the copy engines, 1 MiB sub-batches, so that
+# large jobs run as many sub-batches), then every batch zero-copy
+RKMD_CUDA_STAGE=0x103 RKMD_CUDA_SUB_MIB=1 "$check" >"$out" 2>&1
+rc=$?
+sed 's/^\(PASS\|FAIL\) /\1 [staged] /' "$out"
+tally $rc "gpu_check (RKMD_CUDA_STAGE=0x103)"
+RKMD_CUDA_STAGE=0 "$check" >"$out" 2>&1
+rc=$?
+sed 's/^\(PASS\|FAIL\) /\1 [zero-copy] /' "$out"
+tally $rc "gpu_check (RKMD_CUDA_STAGE=0)"
+
 CUDA_VISIBLE_DEVICES= "$check" --no-device >"$out" 2>&1
 rc=$?
 cat "$out"
@@ -45,6 +59,9 @@ tally $rc "gpu_check --no-device"
 
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [ -n "$san" ]; then
+	# batches from 64 KiB on staged (1 MiB sub-batches, results by
+	# copies too), smaller ones zero-copy: both data paths checked
+	RKMD_CUDA_STAGE=0x107 RKMD_CUDA_STAGE_MIN_KIB=64 RKMD_CUDA_SUB_MIB=1 \
 	"$san" --tool memcheck --leak-check full --error-exitcode 9 \
 		"$check" --short >"$out" 2>&1
 	rc=$?

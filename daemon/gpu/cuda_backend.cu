@@ -2,14 +2,19 @@
 /*
  * raidkmd CUDA backend (struct rkmd_backend_ops rkmd_cuda_backend).
  *
- * Data path: zero-copy.  The arena is registered once with
- * cudaHostRegister(..., Mapped); the kernels read the chunks of a batch
- * straight out of host memory through their mapped device addresses and
- * write results straight back (PCIe reads and posted writes, both link
- * directions busy at once, no staging buffers, no per-chunk copies).
- * Documentation/gpu.rst gives the measurements behind this choice; the
- * alternative (inputs staged by cudaMemcpyBatchAsync) stays available
- * behind RKMD_CUDA_STAGE=1 or =auto.
+ * Data path.  The arena is registered once with
+ * cudaHostRegister(..., Mapped).  Jobs of less than 4 MiB of inputs run
+ * zero-copy: the kernels read the chunks straight out of host memory
+ * through their mapped device addresses and write results straight back
+ * (no staging, lowest latency).  Batches of larger jobs are staged: the
+ * copy engines gather the inputs into device memory (one
+ * cudaMemcpyBatchAsync per sub-batch of 16 MiB, on two copy streams
+ * shared by all slots and fed in launch order), the kernel runs on device
+ * memory, and the results go back by batched copies on a shared
+ * device-to-host stream; one such batch in four stays zero-copy, so that
+ * the SMs' own PCIe reads fill the copy engines' gaps.  RKMD_CUDA_STAGE
+ * selects other paths (cuda_backend.h); Documentation/gpu.rst has the
+ * measurements behind the choice.
  *
  * Batching and pipelining: up to NSLOT batches are in flight, each on its
  * own stream with its own pointer table.  Coefficient tables live in a
@@ -65,8 +70,23 @@ extern "C" {
 #define NSLOT		8		/* batches in flight */
 #define MAX_BATCH_BYTES	(256ull << 20)	/* chunk bytes per merged launch */
 #define MAX_BATCH_JOBS	1024
-/* RKMD_CUDA_STAGE: 0 zero-copy only (default), 1 stage inputs, auto: from 2 MiB */
-#define RKMD_CUDA_STAGE_DEFAULT	0	/* measured: zero-copy wins */
+/*
+ * RKMD_CUDA_STAGE: RKMD_STAGE_* bits (cuda_backend.h), or "auto" for the
+ * default: inputs of batches of at least STAGE_MIN bytes go through the
+ * copy engines (Documentation/gpu.rst has the measurements).
+ */
+#define STAGE_DEFAULT	(RKMD_STAGE_IN | RKMD_STAGE_OUT | RKMD_STAGE_AUTO | \
+			 2 << RKMD_STAGE_STREAMS_SHIFT | \
+			 4 << RKMD_STAGE_MIX_SHIFT)
+#define STAGE_MIN	(4u << 20)	/* staged input bytes */
+#define SUB_BYTES	(16u << 20)	/* staged input bytes per sub-batch */
+/*
+ * Staged batches merge queued jobs only up to this many chunk bytes: a
+ * batch completes when its last copy is back, so a few moderate batches
+ * staggered over the slots keep the copy engines busier than one huge
+ * batch beside small ones.
+ */
+#define STAGE_BATCH_BYTES (64ull << 20)
 
 struct plan {
 	int op, k, m, mode, nin, nout;
@@ -97,8 +117,15 @@ struct slot {
 	size_t flagcap;
 	uint8_t *dstage;		/* device copies of staged inputs */
 	size_t stagecap;
-	std::vector<void *> cp_src, cp_dst;
+	uint8_t *dout;			/* staged outputs (RKMD_STAGE_OUT) */
+	size_t outcap;
+	std::vector<void *> cp_src, cp_dst;	/* input copies */
 	std::vector<size_t> cp_len;
+	std::vector<void *> op_src, op_dst;	/* output copies */
+	std::vector<size_t> op_len;
+	cudaEvent_t cev;		/* a sub-batch's inputs arrived */
+	cudaEvent_t kev;		/* a sub-batch's kernel finished */
+	cudaEvent_t oev;		/* the batch's outputs are back */
 	/* the batch in flight (under b->lock) */
 	int busy;
 	cudaError_t err;		/* failed before it ran */
@@ -138,8 +165,14 @@ struct cuda_backend {
 
 	struct slot s[NSLOT];
 	struct rkmd_cuda_stats stats;
-	int stage_mode;			/* 0 never, 1 always, 2 auto */
+	int stage_mode;			/* RKMD_STAGE_* bits, 0: zero-copy */
 	uint64_t stage_min;		/* auto: stage batches from here */
+	uint64_t sub_bytes;		/* staged inputs per sub-batch */
+	cudaStream_t h2d[RKMD_STAGE_MAXSTREAMS];	/* shared copy streams */
+	int nh2d;			/* how many of them are used */
+	uint64_t h2d_next;		/* round robin over them */
+	uint64_t mix_next;		/* RKMD_STAGE_MIX: batch counter */
+	cudaStream_t d2h;		/* shared, staged outputs */
 
 	/* NVRTC kernels: 0 off, 1 compiled in the background, 2 at once */
 	int jit_mode;
@@ -583,42 +616,107 @@ static void fill_table(const struct cuda_backend *b, const struct plan *p,
 }
 
 /*
- * Staged inputs: for a large batch, the chunks the kernel only reads are
- * copied to device memory by the copy engine (one cudaMemcpyBatchAsync
- * for the whole batch) and the table points the kernel at the copies;
- * results still go straight to host memory.  Without room for the copies
- * the batch simply stays zero-copy.
+ * Staged path.  The chunks a batch only reads are gathered into device
+ * memory by the copy engines (cudaMemcpyBatchAsync), in sub-batches of
+ * about b->sub_bytes, on a few copy streams shared by all slots and fed
+ * in launch order (so the engines work through the batches one after
+ * the other instead of sharing the link among all of them, which left
+ * the link idle while every batch wrote its results at the same time);
+ * each sub-batch's kernel waits for its copy (an event) on the slot's
+ * stream and runs while the next copies stream in.  With RKMD_STAGE_OUT
+ * (the default) encode and decode write their results into device
+ * buffers, sent back by batched copies on a shared device-to-host stream
+ * that waits for each sub-batch's kernel; otherwise the kernel writes
+ * them to host memory itself (measured 11-19 % slower: the SMs' posted
+ * writes slow the copy engines' reads).  Without room for the buffers
+ * the batch stays zero-copy.
  */
-static cudaError_t stage_inputs(struct cuda_backend *b, struct slot *sl,
-				const struct plan *p, uint64_t *tab,
-				uint32_t len)
+static cudaError_t dev_room(uint8_t **buf, size_t *cap, size_t need)
+{
+	size_t c = 1 << 20;
+
+	if (need <= *cap)
+		return cudaSuccess;
+	while (c < need)
+		c *= 2;
+	cudaFree(*buf);
+	*buf = NULL;
+	*cap = 0;
+	if (cudaMalloc(buf, c) != cudaSuccess) {
+		cudaGetLastError();	/* not sticky */
+		*buf = NULL;
+		return cudaErrorMemoryAllocation;
+	}
+	*cap = c;
+	return cudaSuccess;
+}
+
+/*
+ * Which staging a batch gets (RKMD_STAGE_* bits; 0: zero-copy).  With
+ * RKMD_STAGE_AUTO the size that counts is the jobs' (their average), not
+ * the merged batch's: a stream of small jobs stays zero-copy even when
+ * several of them merge, since a mixture of small zero-copy batches and
+ * merged staged ones in flight measured worse than either (1 MiB jobs).
+ */
+static int stage_flags(struct cuda_backend *b, const struct plan *p,
+		       uint64_t nstripes, uint32_t len, size_t njobs)
+{
+	const int nst = p->mode == RKG_XOR_INTO ? 2 * p->nin :
+			p->mode == RKG_CHECK ? stride_of(p) : p->nin;
+	int f = b->stage_mode, mix;
+
+	if (!(f & RKMD_STAGE_IN) ||
+	    ((f & RKMD_STAGE_AUTO) &&
+	     nstripes * nst * len < b->stage_min * njobs))
+		return 0;
+	/* mixed: one batch in n reads its inputs zero-copy meanwhile */
+	mix = (f >> RKMD_STAGE_MIX_SHIFT) & 15;
+	if (mix > 1 && ++b->mix_next % mix == 0)
+		return 0;
+	/*
+	 * Results written by the SMs while the copy engines read measured
+	 * slower than either path alone: with RKMD_STAGE_OUT, delta (whose
+	 * parity the kernel reads and writes in place) stays zero-copy.
+	 */
+	if (p->mode == RKG_XOR_INTO && (f & RKMD_STAGE_OUT))
+		return 0;
+	if (p->mode != RKG_STORE)
+		f &= ~RKMD_STAGE_OUT;
+	return f;
+}
+
+/*
+ * Point the batch's table at device buffers and build the copy lists:
+ * per stripe, nst input copies (host -> device), then, with
+ * RKMD_STAGE_OUT, nout output copies (device -> host).  Returns the
+ * flags actually used (0 when there was no room: stay zero-copy).
+ */
+static int stage_prepare(struct cuda_backend *b, struct slot *sl,
+			 const struct plan *p, uint64_t *tab, uint32_t len,
+			 int f)
 {
 	const int stride = stride_of(p);
 	const int nst = p->mode == RKG_XOR_INTO ? 2 * p->nin :
 			p->mode == RKG_CHECK ? stride : p->nin;
-	const uint64_t n = sl->nstripes * nst, need = n * len;
-	struct cudaMemcpyAttributes at;
-	size_t ai = 0, k = 0;
-	uint64_t s;
+	const uint64_t nin = sl->nstripes * nst;
+	const uint64_t nout = f & RKMD_STAGE_OUT ? sl->nstripes * p->nout : 0;
+	uint64_t s, k = 0, o = 0;
 	int q;
 
-	if (b->stage_mode == 0 ||
-	    (b->stage_mode == 2 && need < b->stage_min))
-		return cudaSuccess;
-	if (need > sl->stagecap) {
-		cudaFree(sl->dstage);
-		sl->dstage = NULL;
-		sl->stagecap = 0;
-		if (cudaMalloc(&sl->dstage, need) != cudaSuccess) {
-			cudaGetLastError();	/* not sticky: stay zero-copy */
-			return cudaSuccess;
-		}
-		sl->stagecap = need;
+	if (dev_room(&sl->dstage, &sl->stagecap, nin * len) != cudaSuccess)
+		return 0;
+	if (nout && dev_room(&sl->dout, &sl->outcap, nout * len) !=
+	    cudaSuccess)
+		f &= ~RKMD_STAGE_OUT;
+	sl->cp_src.resize(nin);
+	sl->cp_dst.resize(nin);
+	sl->cp_len.assign(nin, len);
+	if (f & RKMD_STAGE_OUT) {
+		sl->op_src.resize(nout);
+		sl->op_dst.resize(nout);
+		sl->op_len.assign(nout, len);
 	}
-	sl->cp_src.resize(n);
-	sl->cp_dst.resize(n);
-	sl->cp_len.assign(n, len);
-	for (s = 0; s < sl->nstripes; s++)
+	for (s = 0; s < sl->nstripes; s++) {
 		for (q = 0; q < nst; q++, k++) {
 			uint64_t *e = &tab[s * stride + q];
 
@@ -626,11 +724,40 @@ static cudaError_t stage_inputs(struct cuda_backend *b, struct slot *sl,
 			sl->cp_dst[k] = sl->dstage + k * len;
 			*e = (uint64_t)(uintptr_t)sl->cp_dst[k];
 		}
+		if (!(f & RKMD_STAGE_OUT))
+			continue;
+		for (q = 0; q < p->nout; q++, o++) {
+			uint64_t *e = &tab[s * stride + p->nin + q];
+
+			sl->op_dst[o] = (void *)(uintptr_t)(*e - b->delta);
+			sl->op_src[o] = sl->dout + o * len;
+			*e = (uint64_t)(uintptr_t)sl->op_src[o];
+		}
+	}
+	b->stats.staged++;
+	return f;
+}
+
+/* how many shared copy streams the staged path feeds (RKMD_STAGE_STREAMS) */
+static void set_streams(struct cuda_backend *b)
+{
+	int n = (b->stage_mode >> RKMD_STAGE_STREAMS_SHIFT) & 15;
+
+	b->nh2d = n < 1 ? 1 : n > RKMD_STAGE_MAXSTREAMS ?
+		  RKMD_STAGE_MAXSTREAMS : n;
+}
+
+static cudaError_t batch_copy(void **dst, void **src, size_t *len, size_t n,
+			      int f, cudaStream_t st)
+{
+	struct cudaMemcpyAttributes at;
+	size_t ai = 0;
+
 	memset(&at, 0, sizeof(at));
 	at.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-	b->stats.staged++;
-	return cudaMemcpyBatchAsync(sl->cp_dst.data(), sl->cp_src.data(),
-				    sl->cp_len.data(), n, &at, &ai, 1, sl->st);
+	if (f & RKMD_STAGE_CEFLAG)
+		at.flags = cudaMemcpyFlagPreferOverlapWithCompute;
+	return cudaMemcpyBatchAsync(dst, src, len, n, &at, &ai, 1, st);
 }
 
 /*
@@ -648,7 +775,7 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 	struct rkg_launch l;
 	struct rkg_jit *jit;
 	size_t i, w;
-	int devtab;
+	int devtab, sf = 0, queued = 0;
 	cudaError_t e, pe;
 
 	p = get_plan(b, head);		/* validated at submit: cached */
@@ -663,7 +790,9 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 		uint64_t jb = (uint64_t)j->len * j->nstripes * (p->k + p->m);
 
 		if (j == head || (sl->jobs.size() < MAX_BATCH_JOBS &&
-				  bytes + jb <= MAX_BATCH_BYTES &&
+				  bytes + jb <= (b->stage_mode & RKMD_STAGE_IN ?
+						 STAGE_BATCH_BYTES :
+						 MAX_BATCH_BYTES) &&
 				  same_plan(j, head))) {
 			sl->jobs.push_back(j);
 			sl->nstripes += j->nstripes;
@@ -696,9 +825,11 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 		fill_table(b, p, sl->jobs[i], t);
 		t += (uint64_t)sl->jobs[i]->nstripes * stride_of(p);
 	}
-	e = stage_inputs(b, sl, p, devtab ? sl->htab : inl, head->len);
-	if (e != cudaSuccess)
-		goto fail;
+	sf = stage_flags(b, p, sl->nstripes, head->len, sl->jobs.size());
+	if (sf)
+		sf = stage_prepare(b, sl, p, devtab ? sl->htab : inl,
+				   head->len, sf);
+	queued = 1;
 
 	if (b->inject_trap) {
 		b->inject_trap = 0;
@@ -706,7 +837,7 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 		if (e != cudaSuccess)
 			goto fail;
 	}
-	if (devtab) {
+	if (devtab && !sf) {
 		e = cudaMemcpyAsync(sl->dtab, sl->htab, ntab * sizeof(uint64_t),
 				    cudaMemcpyHostToDevice, sl->st);
 		if (e != cudaSuccess)
@@ -724,19 +855,89 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 	l.kbase = p->region * RKG_REGION_WORDS;
 	l.x0 = p->x0;
 	l.len = head->len;
-	l.nstripes = (uint32_t)sl->nstripes;
 	l.stride = stride_of(p);
-	l.dtab = devtab ? sl->dtab : NULL;
-	l.inl = inl;
-	l.dflags = sl->dflags;
-	if (jit) {
-		e = rkg_jit_launch(jit, &l, sl->st);
-		b->stats.jit_launches++;
-	} else {
-		e = rkg_launch(&l, sl->st);
+	/*
+	 * Zero-copy: one launch for the batch.  Staged: one copy and one
+	 * launch per sub-batch of about b->sub_bytes of staged inputs.
+	 */
+	{
+		const uint64_t ns = sl->nstripes;
+		const int nst = p->mode == RKG_XOR_INTO ? 2 * p->nin :
+				p->mode == RKG_CHECK ? l.stride : p->nin;
+		uint64_t per = ns, s0, n;
+
+		if (sf) {
+			uint64_t sub = (uint64_t)((sf >> RKMD_STAGE_SUB_SHIFT) &
+						  0xff) << 20;
+
+			per = (sub ? sub : b->sub_bytes) /
+			      ((uint64_t)nst * head->len);
+			if (per < 1)
+				per = 1;
+		}
+		for (s0 = 0; s0 < ns; s0 += n) {
+			n = ns - s0 < per ? ns - s0 : per;
+			if (sf) {
+				cudaStream_t cs = b->h2d[b->h2d_next++ %
+							 b->nh2d];
+
+				if (devtab && !s0) {
+					e = cudaMemcpyAsync(sl->dtab, sl->htab,
+							    ntab * sizeof(uint64_t),
+							    cudaMemcpyHostToDevice,
+							    cs);
+					if (e != cudaSuccess)
+						goto fail;
+				}
+				e = batch_copy(&sl->cp_dst[s0 * nst],
+					       &sl->cp_src[s0 * nst],
+					       &sl->cp_len[s0 * nst], n * nst,
+					       sf, cs);
+				if (e == cudaSuccess)
+					e = cudaEventRecord(sl->cev, cs);
+				if (e == cudaSuccess)
+					e = cudaStreamWaitEvent(sl->st,
+								sl->cev, 0);
+				if (e != cudaSuccess)
+					goto fail;
+			}
+			l.nstripes = (uint32_t)n;
+			l.dtab = devtab ? sl->dtab + s0 * l.stride : NULL;
+			l.inl = inl + (devtab ? 0 : s0 * l.stride);
+			l.dflags = sl->dflags ? sl->dflags + s0 : NULL;
+			if (jit) {
+				e = rkg_jit_launch(jit, &l, sl->st);
+				b->stats.jit_launches++;
+			} else {
+				e = rkg_launch(&l, sl->st);
+			}
+			if (e != cudaSuccess)
+				goto fail;
+			if (sf & RKMD_STAGE_OUT) {
+				const uint64_t o = s0 * p->nout;
+
+				e = cudaEventRecord(sl->kev, sl->st);
+				if (e == cudaSuccess)
+					e = cudaStreamWaitEvent(b->d2h,
+								sl->kev, 0);
+				if (e == cudaSuccess)
+					e = batch_copy(&sl->op_dst[o],
+						       &sl->op_src[o],
+						       &sl->op_len[o],
+						       n * p->nout, sf,
+						       b->d2h);
+				if (e != cudaSuccess)
+					goto fail;
+			}
+		}
+		if (sf & RKMD_STAGE_OUT) {
+			e = cudaEventRecord(sl->oev, b->d2h);
+			if (e == cudaSuccess)
+				e = cudaStreamWaitEvent(sl->st, sl->oev, 0);
+			if (e != cudaSuccess)
+				goto fail;
+		}
 	}
-	if (e != cudaSuccess)
-		goto fail;
 	if (p->mode == RKG_CHECK) {
 		e = cudaMemcpyAsync(sl->hflags, sl->dflags,
 				    sl->nstripes * sizeof(int32_t),
@@ -763,6 +964,18 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 	pthread_cond_signal(&sl->cv);
 	return 0;
 fail:
+	/*
+	 * Whatever was queued before the error must not write into the
+	 * jobs' buffers after they completed: let it finish (it fails at
+	 * once in a context that is gone).
+	 */
+	if (queued) {
+		cudaStreamSynchronize(sl->st);
+		for (int q = 0; sf && q < b->nh2d; q++)
+			cudaStreamSynchronize(b->h2d[q]);
+		if (sf & RKMD_STAGE_OUT)
+			cudaStreamSynchronize(b->d2h);
+	}
 	sl->err = e;
 	pthread_cond_signal(&sl->cv);
 	return 0;
@@ -981,9 +1194,20 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
 	b->done = done;
 	b->ctx = ctx;
 	b->ns_per_byte = 1.0 / (gbps && atof(gbps) > 0 ? atof(gbps) : 64.0);
-	b->stage_mode = stage ? (!strcmp(stage, "auto") ? 2 : atoi(stage) ? 1 : 0)
-			      : RKMD_CUDA_STAGE_DEFAULT;
-	b->stage_min = 2 << 20;
+	b->stage_mode = !stage || !strcmp(stage, "auto") ? STAGE_DEFAULT :
+			(int)strtol(stage, NULL, 0);
+	b->stage_min = STAGE_MIN;
+	{
+		const char *sub = getenv("RKMD_CUDA_SUB_MIB");
+		const char *mn = getenv("RKMD_CUDA_STAGE_MIN_KIB");
+
+		if (mn && atoi(mn) > 0)
+			b->stage_min = (uint64_t)atoi(mn) << 10;
+
+		b->sub_bytes = sub && atoi(sub) > 0 ?
+			       (uint64_t)atoi(sub) << 20 : SUB_BYTES;
+	}
+	set_streams(b);
 	{
 		const char *j = getenv("RKMD_CUDA_JIT");
 
@@ -1019,6 +1243,11 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
 	}
 	b->delta = (intptr_t)((char *)dptr - (char *)base);
 	e = cudaStreamCreateWithFlags(&b->upload, cudaStreamNonBlocking);
+	for (i = 0; i < RKMD_STAGE_MAXSTREAMS && e == cudaSuccess; i++)
+		e = cudaStreamCreateWithFlags(&b->h2d[i],
+					      cudaStreamNonBlocking);
+	if (e == cudaSuccess)
+		e = cudaStreamCreateWithFlags(&b->d2h, cudaStreamNonBlocking);
 	if (e != cudaSuccess) {
 		cudaHostUnregister(base);
 		snprintf(why, whylen, "CUDA stream setup: %s",
@@ -1035,6 +1264,15 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
 		e = cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking);
 		if (e == cudaSuccess)
 			e = cudaEventCreateWithFlags(&sl->ev,
+						     cudaEventDisableTiming);
+		if (e == cudaSuccess)
+			e = cudaEventCreateWithFlags(&sl->cev,
+						     cudaEventDisableTiming);
+		if (e == cudaSuccess)
+			e = cudaEventCreateWithFlags(&sl->kev,
+						     cudaEventDisableTiming);
+		if (e == cudaSuccess)
+			e = cudaEventCreateWithFlags(&sl->oev,
 						     cudaEventDisableTiming);
 		if (e == cudaSuccess)
 			e = grow(sl, 4096, 1024);
@@ -1121,6 +1359,12 @@ static void cuda_close(struct rkmd_backend *be)
 			cudaStreamSynchronize(sl->st);
 		if (sl->ev)
 			cudaEventDestroy(sl->ev);
+		if (sl->cev)
+			cudaEventDestroy(sl->cev);
+		if (sl->kev)
+			cudaEventDestroy(sl->kev);
+		if (sl->oev)
+			cudaEventDestroy(sl->oev);
 		if (sl->st)
 			cudaStreamDestroy(sl->st);
 		cudaFreeHost(sl->htab);
@@ -1128,6 +1372,7 @@ static void cuda_close(struct rkmd_backend *be)
 		cudaFreeHost(sl->hflags);
 		cudaFree(sl->dflags);
 		cudaFree(sl->dstage);
+		cudaFree(sl->dout);
 		pthread_cond_destroy(&sl->cv);
 	}
 	if (b->stats.launches)
@@ -1144,6 +1389,15 @@ static void cuda_close(struct rkmd_backend *be)
 			  (unsigned long long)b->stats.jit_launches);
 	if (b->upload)
 		cudaStreamDestroy(b->upload);
+	for (i = 0; i < RKMD_STAGE_MAXSTREAMS; i++)
+		if (b->h2d[i]) {
+			cudaStreamSynchronize(b->h2d[i]);
+			cudaStreamDestroy(b->h2d[i]);
+		}
+	if (b->d2h) {
+		cudaStreamSynchronize(b->d2h);
+		cudaStreamDestroy(b->d2h);
+	}
 	cudaHostUnregister(b->base);
 	for (auto &kv : b->plans) {
 		rkg_jit_free(kv.second->jit);
@@ -1174,7 +1428,8 @@ extern "C" void rkmd_cuda_set_stage(struct rkmd_backend *be, int mode)
 	struct cuda_backend *b = (struct cuda_backend *)be;
 
 	pthread_mutex_lock(&b->lock);
-	b->stage_mode = mode;
+	b->stage_mode = mode < 0 ? STAGE_DEFAULT : mode;
+	set_streams(b);
 	pthread_mutex_unlock(&b->lock);
 }
 

@@ -29,7 +29,28 @@ extern "C" {
 /* Make the next batch trap on the GPU (a lost device, for tests). */
 void rkmd_cuda_inject_trap(struct rkmd_backend *b);
 void rkmd_cuda_get_stats(struct rkmd_backend *b, struct rkmd_cuda_stats *st);
-/* 0: zero-copy only; 1: stage every batch's inputs; 2: auto (default) */
+/*
+ * The data path (also RKMD_CUDA_STAGE=bits): 0 zero-copy for every batch;
+ * RKMD_STAGE_IN: inputs gathered into device memory by the copy engines;
+ * RKMD_STAGE_OUT: results of encode/decode sent back by copies too;
+ * RKMD_STAGE_AUTO: only batches of jobs of at least 4 MiB of inputs
+ *   (on average) are staged;
+ * RKMD_STAGE_CEFLAG: copies marked cudaMemcpyFlagPreferOverlapWithCompute;
+ * n << RKMD_STAGE_STREAMS_SHIFT: copy streams fed round robin (1..4);
+ * n << RKMD_STAGE_MIX_SHIFT: one batch in n (2..15) that would be staged
+ * reads its inputs zero-copy instead, beside the copies of the others;
+ * n << RKMD_STAGE_SUB_SHIFT: sub-batches of n MiB of staged inputs
+ * (1..255; 0: RKMD_CUDA_SUB_MIB or 16).
+ * A negative mode restores the default.
+ */
+#define RKMD_STAGE_IN		1
+#define RKMD_STAGE_OUT		2
+#define RKMD_STAGE_AUTO		4
+#define RKMD_STAGE_CEFLAG		8
+#define RKMD_STAGE_STREAMS_SHIFT 8
+#define RKMD_STAGE_MAXSTREAMS	4
+#define RKMD_STAGE_MIX_SHIFT	12
+#define RKMD_STAGE_SUB_SHIFT	16
 void rkmd_cuda_set_stage(struct rkmd_backend *b, int mode);
 
 #ifdef __cplusplus

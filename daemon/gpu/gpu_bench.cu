@@ -542,17 +542,27 @@ static double cpu_seconds(void)
 
 /*
  * Keep q jobs of `batch` data bytes in flight until `total` bytes of data
- * are coded; each job has its own stripes in the arena.
+ * are coded; each job has its own stripes in the arena.  With modes
+ * (CUDA backend only), the same jobs are timed once per data path
+ * (rkmd_cuda_set_stage(), -1: the default) and rep, interleaved, and
+ * res[i] gets mode i's median, mins[i] its minimum.
  */
-static struct e2e_res e2e_run(const struct rkmd_backend_ops *ops,
-			      struct rkmd_backend *be, int op, int k, int m,
-			      int nerase, uint64_t batch, uint64_t total)
+static void e2e_multi(const struct rkmd_backend_ops *ops,
+		      struct rkmd_backend *be, int op, int k, int m,
+		      int nerase, uint64_t batch, uint64_t total,
+		      int nmodes, const int *modes, int reps,
+		      struct e2e_res *res, double *mins)
 {
 	uint32_t len = 65536, ns;
-	int q, n = k + m;
+	int q, n = k + m, nm = modes ? nmodes : 1;
 	uint64_t seed = 1234, njobs, i, base;
-	struct e2e_res r = { 0, 0 };
+	std::vector<std::vector<e2e_res>> all(nm);
 
+	for (int x = 0; x < nm; x++) {
+		res[x].gbps = res[x].cpu_s_per_gb = 0;
+		if (mins)
+			mins[x] = 0;
+	}
 	if ((uint64_t)k * len > batch)
 		len = (uint32_t)(batch / k) & ~63u;
 	ns = (uint32_t)(batch / ((uint64_t)k * len));
@@ -567,7 +577,7 @@ static struct e2e_res e2e_run(const struct rkmd_backend_ops *ops,
 	for (int j = 0; j < q; j++) {
 		ch[j].resize((size_t)ns * n);
 		if (tu_chunks(&arena, ch[j].data(), ch[j].size(), len, 4096, &seed))
-			return r;
+			return;
 		for (auto c : ch[j])
 			memset(c, (int)(tu_rand(&seed) & 0xff), len);
 		memset(&jobs[j], 0, sizeof(jobs[j]));
@@ -579,40 +589,74 @@ static struct e2e_res e2e_run(const struct rkmd_backend_ops *ops,
 		jobs[j].job.mask = op == RKMD_OP_DECODE ? (1ull << nerase) - 1 : 0;
 		jobs[j].job.chunk = ch[j].data();
 	}
-	/* warm-up: plan, coefficients */
 	pthread_mutex_lock(&sink.lock);
 	base = sink.completed;
 	pthread_mutex_unlock(&sink.lock);
-	for (int j = 0; j < q; j++)
-		if (ops->submit(be, &jobs[j].job))
-			return r;
-	tu_wait_count(&sink, base + q);
-	base += q;
+	for (int r = -1; r < reps; r++)
+		for (int x = 0; x < nm; x++) {
+			if (modes)
+				rkmd_cuda_set_stage(be, modes[x]);
+			if (r < 0) {	/* warm-up: plan, coefficients, buffers */
+				for (int j = 0; j < q; j++)
+					if (ops->submit(be, &jobs[j].job))
+						return;
+				tu_wait_count(&sink, base + q);
+				base += q;
+				continue;
+			}
+			double c0 = cpu_seconds(), t0 = tu_now();
+			for (i = 0; i < njobs; i++) {
+				tu_job *t = &jobs[i % q];
 
-	double c0 = cpu_seconds(), t0 = tu_now();
-	for (i = 0; i < njobs; i++) {
-		tu_job *t = &jobs[i % q];
+				if (i >= (uint64_t)q)
+					tu_wait_job(&sink, t);
+				t->done = 0;
+				if (ops->submit(be, &t->job)) {
+					fprintf(stderr, "submit failed\n");
+					return;
+				}
+			}
+			tu_wait_count(&sink, base + njobs);
+			base += njobs;
+			double el = tu_now() - t0, cpu = cpu_seconds() - c0;
 
-		if (i >= (uint64_t)q)
-			tu_wait_job(&sink, t);
-		t->done = 0;
-		if (ops->submit(be, &t->job)) {
-			fprintf(stderr, "submit failed\n");
-			return r;
+			for (int j = 0; j < q; j++)
+				if (jobs[j].status) {
+					fprintf(stderr, "job failed: %d\n", jobs[j].status);
+					return;
+				}
+			e2e_res e;
+
+			e.gbps = (double)njobs * ns * k * len / el / GB;
+			e.cpu_s_per_gb = cpu / ((double)njobs * ns * k * len / GB);
+			all[x].push_back(e);
 		}
+	if (modes)
+		rkmd_cuda_set_stage(be, -1);
+	for (int x = 0; x < nm; x++) {
+		std::sort(all[x].begin(), all[x].end(),
+			  [](const e2e_res &p, const e2e_res &q) {
+				  return p.gbps < q.gbps; });
+		res[x] = all[x][all[x].size() / 2];
+		if (mins)
+			mins[x] = all[x][0].gbps;
 	}
-	tu_wait_count(&sink, base + njobs);
-	double el = tu_now() - t0, cpu = cpu_seconds() - c0;
+}
 
-	for (int j = 0; j < q; j++)
-		if (jobs[j].status) {
-			fprintf(stderr, "job failed: %d\n", jobs[j].status);
-			return r;
-		}
-	r.gbps = (double)njobs * ns * k * len / el / GB;
-	r.cpu_s_per_gb = cpu / ((double)njobs * ns * k * len / GB);
+static struct e2e_res e2e_run(const struct rkmd_backend_ops *ops,
+			      struct rkmd_backend *be, int op, int k, int m,
+			      int nerase, uint64_t batch, uint64_t total)
+{
+	struct e2e_res r;
+
+	e2e_multi(ops, be, op, k, m, nerase, batch, total, 1, NULL, 1, &r,
+		  NULL);
 	return r;
 }
+
+/* the default data path without its one-in-4 zero-copy batches (io/2) */
+#define STAGE_IO2 (RKMD_STAGE_IN | RKMD_STAGE_OUT | RKMD_STAGE_AUTO | \
+		   2 << RKMD_STAGE_STREAMS_SHIFT)
 
 /* ---- latency ------------------------------------------------------------- */
 
@@ -696,11 +740,14 @@ int main(int argc, char **argv)
 	const struct rkmd_backend_ops *ops = &rkmd_cuda_backend;
 	struct rkmd_backend *be;
 	cudaDeviceProp pr;
-	int drv = 0;
+	int drv = 0, path_only = 0;
 
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = 1;
+		if (!strcmp(argv[i], "--path"))	/* references + data path */
+			path_only = 1;
+	}
 	/* --raw K M NERASE: one raw-kernel measurement (for ncu profiles) */
 	if (argc == 5 && !strcmp(argv[1], "--raw")) {
 		quick = 1;
@@ -742,10 +789,11 @@ int main(int argc, char **argv)
 	}
 	tu_sink_init(&sink);
 	references();
-	gather();
+	if (!path_only)
+		gather();
 
-	printf("\n== raw kernels, data in device memory, 64 KiB chunks\n");
-	{
+	if (!path_only) {
+		printf("\n== raw kernels, data in device memory, 64 KiB chunks\n");
 		static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
 
 		for (auto &x : g) {
@@ -761,65 +809,92 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpu_bench: open: %s\n", why);
 		return 1;
 	}
-	printf("\n== data path: zero-copy vs inputs staged by the copy engine (median of 3)\n");
+	printf("\n== data path, same jobs, median of 3 interleaved (GB/s of data, ratio to H2D):\n"
+	       "#  zc       zero-copy: SMs read inputs from and write results to host memory\n"
+	       "#  io/1     inputs and results copied by the copy engines, 1 shared H2D stream, 16 MiB sub-batches\n"
+	       "#  io/2     same, 2 shared H2D streams\n"
+	       "#  io/2s4   same, 4 MiB sub-batches;  io/2s64: 64 MiB sub-batches\n"
+	       "#  mix1:4   io/2, but one batch in 4 zero-copy beside the staged ones (the default for jobs >= 4 MiB)\n"
+	       "#  io/2f    io/2 with cudaMemcpyFlagPreferOverlapWithCompute\n"
+	       "#  in/2     inputs copied, results written zero-copy by the kernel\n");
 	{
 		static const int g[][3] = { {8, 2, 0}, {8, 3, 0}, {16, 4, 0},
 					    {8, 3, 3}, {32, 16, 0} };
 		static const uint64_t batches[] = { 4 << 20, 64 << 20 };
-		const uint64_t total = quick ? (256ull << 20) : (1024ull << 20);
+		const int IO = RKMD_STAGE_IN | RKMD_STAGE_OUT;
+		static const char *const nm[] = { "zc", "io/1", "io/2", "io/2s4",
+						  "io/2s64", "mix1:4", "io/2f", "in/2" };
+		const int modes[] = {
+			0,
+			IO | 1 << RKMD_STAGE_STREAMS_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 4 << RKMD_STAGE_SUB_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 64 << RKMD_STAGE_SUB_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 4 << RKMD_STAGE_MIX_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | RKMD_STAGE_CEFLAG,
+			RKMD_STAGE_IN | 2 << RKMD_STAGE_STREAMS_SHIFT,
+		};
+		const int nmodes = sizeof(modes) / sizeof(modes[0]);
+		const uint64_t total = quick ? (256ull << 20) : (2048ull << 20);
 
 		for (auto &x : g)
 			for (uint64_t bt : batches) {
-				double r[2];
+				struct e2e_res r[8];
+				char l1[200], l2[200];
+				int o1, o2;
 
-				for (int mode = 0; mode < 2; mode++) {
-					struct e2e_res rr[3];
-
-					rkmd_cuda_set_stage(be, mode);
-					for (int t = 0; t < 3; t++)
-						rr[t] = e2e_run(ops, be, x[2] ? RKMD_OP_DECODE :
-								RKMD_OP_ENCODE, x[0], x[1],
-								x[2], bt, total);
-					std::sort(rr, rr + 3, [](const e2e_res &p, const e2e_res &q) {
-						return p.gbps < q.gbps; });
-					r[mode] = rr[1].gbps;
+				e2e_multi(ops, be, x[2] ? RKMD_OP_DECODE : RKMD_OP_ENCODE,
+					  x[0], x[1], x[2], bt, total, nmodes, modes, 3, r, NULL);
+				o1 = snprintf(l1, sizeof(l1), "path %-7s (%2d,%2d) %2llu MiB GB/s ",
+					      x[2] ? "decodem" : "encode", x[0], x[1],
+					      (unsigned long long)(bt >> 20));
+				o2 = snprintf(l2, sizeof(l2), "path %-7s (%2d,%2d) %2llu MiB ratio",
+					      x[2] ? "decodem" : "encode", x[0], x[1],
+					      (unsigned long long)(bt >> 20));
+				for (int i = 0; i < nmodes; i++) {
+					o1 += snprintf(l1 + o1, sizeof(l1) - o1, " %s %4.1f",
+						       nm[i], r[i].gbps);
+					o2 += snprintf(l2 + o2, sizeof(l2) - o2, " %s %4.2f",
+						       nm[i], r[i].gbps * GB / ref_h2d);
 				}
-				sum("path %-7s (%2d,%2d) batch %2llu MiB  zero-copy %5.1f  staged %5.1f GB/s  ref H2D %5.1f  ratios %.2f / %.2f",
-				    x[2] ? "decodem" : "encode", x[0], x[1],
-				    (unsigned long long)(bt >> 20), r[0], r[1],
-				    ref_h2d / GB, r[0] * GB / ref_h2d, r[1] * GB / ref_h2d);
+				sum("%s  ref H2D %4.1f", l1, ref_h2d / GB);
+				sum("%s", l2);
 			}
-		rkmd_cuda_set_stage(be, 0);	/* the default */
 	}
 
-	printf("\n== end to end through the backend (host memory in and out)\n");
+	if (path_only) {
+		ops->close(be);
+		return 0;
+	}
+
+	printf("\n== end to end through the backend (host memory in and out): default path (jobs of >= 4 MiB of inputs staged as mix1:4 above, smaller ones zero-copy), then zero-copy, then io/2 (jobs of >= 4 MiB staged, none left zero-copy), on the same jobs (median of 3, interleaved)\n");
 	{
 		static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
 		static const uint64_t batches[] = { 1 << 20, 4 << 20, 64 << 20 };
-		const uint64_t total = quick ? (256ull << 20) : (2048ull << 20);
+		const int modes[] = { -1, 0, STAGE_IO2 };
+		const uint64_t total = quick ? (256ull << 20) : (4096ull << 20);
 
 		for (auto &x : g)
 			for (int o = 0; o < 3; o++)
 				for (uint64_t bt : batches) {
 					int op = o ? RKMD_OP_DECODE : RKMD_OP_ENCODE;
 					int ne = o == 1 ? 2 : x[1];
-					struct e2e_res rr[3], r;
+					struct e2e_res r[3];
+					double mn[3];
 
-					for (int t = 0; t < 3; t++)
-						rr[t] = e2e_run(ops, be, op, x[0], x[1],
-								o ? ne : 0, bt, total / 2);
-					std::sort(rr, rr + 3, [](const e2e_res &p, const e2e_res &q) {
-						return p.gbps < q.gbps; });
-					r = rr[1];
+					e2e_multi(ops, be, op, x[0], x[1], o ? ne : 0, bt,
+						  total / 2, 3, modes, 3, r, mn);
 					double tgt = x[1] <= 4 ? 0.90 : x[1] == 16 ? 0.75 : 0;
 					char tg[32] = "";
 
 					if (tgt > 0 && bt >= (4 << 20))
 						snprintf(tg, sizeof(tg), "  (target %.2f)", tgt);
-					sum("e2e %-8s (%2d,%2d) batch %2llu MiB %6.1f GB/s data (min %5.1f)  ref H2D %5.1f  ratio %.2f%s",
+					sum("e2e %-8s (%2d,%2d) batch %2llu MiB %5.1f GB/s data (min %4.1f)  ref H2D %4.1f  ratio %.2f | zero-copy %4.1f %.2f | io/2 %4.1f %.2f%s",
 					    o == 0 ? "encode" : o == 1 ? "decode2" : "decodem",
 					    x[0], x[1], (unsigned long long)(bt >> 20),
-					    r.gbps, rr[0].gbps, ref_h2d / GB, r.gbps * GB / ref_h2d, tg);
+					    r[0].gbps, mn[0], ref_h2d / GB, r[0].gbps * GB / ref_h2d,
+					    r[1].gbps, r[1].gbps * GB / ref_h2d,
+					    r[2].gbps, r[2].gbps * GB / ref_h2d, tg);
 				}
 	}
 	latency(ops, be);
