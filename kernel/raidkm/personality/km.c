@@ -1,37 +1,494 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The md personality "km".  Placeholder until the personality lands: it
- * registers so md and mdadm know the level, and refuses to run arrays.
+ * The md personality "km": k data + m parity chunks per stripe, parity
+ * rotating over the members, coded by a GF(2^8) Reed-Solomon code through
+ * rkm_job_submit().  This file holds the md_personality table and the
+ * array-level callbacks (run, free, status, member changes); see km.h for
+ * where the rest lives and Documentation/personality.rst for the design.
  */
 #include <linux/module.h>
-#include "md.h"
+#include <linux/slab.h>
+#include <linux/blkdev.h>
+#include <linux/seq_file.h>
+#include "km.h"
 #include "../raidkm.h"
 #include "../uapi/raidkm_md.h"
+#include "md-bitmap.h"
 
-static bool km_make_request(struct mddev *mddev, struct bio *bio)
+/* Members not usable for reading everything (conf->lock not needed). */
+int km_calc_degraded(struct km_conf *conf)
 {
-	bio_io_error(bio);
-	return true;
+	int i, degraded = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.n; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+		if (!rdev || test_bit(Faulty, &rdev->flags) ||
+		    !test_bit(In_sync, &rdev->flags))
+			degraded++;
+	}
+	rcu_read_unlock();
+	return degraded;
 }
 
-static int km_run(struct mddev *mddev)
+static bool km_has_failed(struct km_conf *conf)
 {
-	pr_err("md/km:%s: the km personality cannot run arrays yet\n",
-	       mdname(mddev));
-	return -EOPNOTSUPP;
+	return conf->mddev->degraded > conf->geom.m;
 }
 
-static void km_free(struct mddev *mddev, void *priv)
+/* Check the geometry md hands us; name the problem when refusing. */
+static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out)
 {
-}
+	const char *name = mdname(mddev);
+	unsigned int layout = mddev->new_layout;
+	int chunk = mddev->new_chunk_sectors;
+	int n = mddev->raid_disks, m, algo;
 
-static void km_status(struct seq_file *seq, struct mddev *mddev)
-{
+	if (mddev->new_level != RAIDKM_LEVEL || mddev->level != RAIDKM_LEVEL) {
+		pr_err("md/km:%s: level %d is not km (%d)\n", name,
+		       mddev->new_level, RAIDKM_LEVEL);
+		return -EINVAL;
+	}
+	if (mddev->reshape_position != MaxSector ||
+	    mddev->new_layout != mddev->layout ||
+	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
+	    mddev->delta_disks) {
+		pr_err("md/km:%s: reshape is not supported\n", name);
+		return -EINVAL;
+	}
+	if (layout & RAIDKM_LAYOUT_RESERVED) {
+		pr_err("md/km:%s: layout 0x%x has reserved bits set\n", name,
+		       layout);
+		return -EINVAL;
+	}
+	m = layout & RAIDKM_LAYOUT_M_MASK;
+	algo = (layout & RAIDKM_LAYOUT_ALGO_MASK) >> RAIDKM_LAYOUT_ALGO_SHIFT;
+	if (algo != 0) {
+		pr_err("md/km:%s: unknown parity rotation algorithm %d\n",
+		       name, algo);
+		return -EINVAL;
+	}
+	if (m < RAIDKM_MIN_M || m > RAIDKM_MAX_M) {
+		pr_err("md/km:%s: m=%d parity chunks is out of range %d..%d\n",
+		       name, m, RAIDKM_MIN_M, RAIDKM_MAX_M);
+		return -EINVAL;
+	}
+	if (n > RAIDKM_MAX_MEMBERS || n - m < RAIDKM_MIN_K) {
+		pr_err("md/km:%s: %d members with m=%d: need k >= %d data members and at most %d members\n",
+		       name, n, m, RAIDKM_MIN_K, RAIDKM_MAX_MEMBERS);
+		return -EINVAL;
+	}
+	if (!rkm_geometry_ok(n - m, m)) {
+		pr_err("md/km:%s: the codec does not support k=%d m=%d\n",
+		       name, n - m, m);
+		return -EINVAL;
+	}
+	if (chunk <= 0 || (chunk & (chunk - 1)) ||
+	    chunk < RAIDKM_MIN_CHUNK_KIB * 2 || chunk < KM_ROW_SECTORS) {
+		pr_err("md/km:%s: chunk size %d KiB must be a power of two of at least %d KiB\n",
+		       name, chunk / 2, max(RAIDKM_MIN_CHUNK_KIB,
+					   (int)(PAGE_SIZE >> 10)));
+		return -EINVAL;
+	}
+	*m_out = m;
+	*algo_out = algo;
+	return 0;
 }
 
 static sector_t km_size(struct mddev *mddev, sector_t sectors, int raid_disks)
 {
+	struct km_conf *conf = mddev->private;
+
+	if (!sectors)
+		sectors = mddev->dev_sectors;
+	if (!conf)
+		return 0;
+	return km_array_sectors(&conf->geom, sectors);
+}
+
+static void km_free_conf(struct km_conf *conf)
+{
+	if (!conf)
+		return;
+	if (conf->job_stats_registered)
+		rkm_job_stats_unregister(&conf->job_stats);
+	if (conf->retry_wq)
+		destroy_workqueue(conf->retry_wq);
+	if (conf->code_wq)
+		destroy_workqueue(conf->code_wq);
+	km_stripes_exit(conf);
+	bioset_exit(&conf->bio_set);
+	mempool_destroy(conf->piece_pool);
+	kmem_cache_destroy(conf->piece_cache);
+	if (conf->code)
+		rkm_code_destroy(conf->code);
+	kfree(conf->disks);
+	kfree(conf);
+}
+
+static struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
+{
+	struct km_conf *conf;
+	struct md_rdev *rdev;
+	char name[48];
+
+	conf = kzalloc(sizeof(*conf), GFP_KERNEL);
+	if (!conf)
+		return ERR_PTR(-ENOMEM);
+	conf->mddev = mddev;
+	conf->algorithm = algo;
+	conf->recovery_disabled = mddev->recovery_disabled - 1;
+	spin_lock_init(&conf->lock);
+	spin_lock_init(&conf->retry_lock);
+	bio_list_init(&conf->retry_list);
+	bio_list_init(&conf->deferred_writes);
+	INIT_WORK(&conf->retry_work, km_retry_reads);
+	if (km_geom_init(&conf->geom, mddev->raid_disks, m,
+			 mddev->chunk_sectors))
+		goto einval;
+	conf->disks = kcalloc(conf->geom.n, sizeof(*conf->disks), GFP_KERNEL);
+	if (!conf->disks)
+		goto enomem;
+	rdev_for_each(rdev, mddev) {
+		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
+			continue;
+		if (rdev->raid_disk >= conf->geom.n ||
+		    test_bit(Replacement, &rdev->flags)) {
+			pr_err("md/km:%s: member %pg in slot %d is not supported\n",
+			       mdname(mddev), rdev->bdev, rdev->raid_disk);
+			goto einval;
+		}
+		rcu_assign_pointer(conf->disks[rdev->raid_disk].rdev, rdev);
+	}
+	conf->code = rkm_code_create(conf->geom.k, m);
+	if (!conf->code) {
+		pr_err("md/km:%s: cannot create the k=%d m=%d code\n",
+		       mdname(mddev), conf->geom.k, m);
+		goto enomem;
+	}
+	if (km_stripes_init(conf))
+		goto enomem;
+	snprintf(name, sizeof(name), "km_%s", mdname(mddev));
+	conf->piece_cache = kmem_cache_create(name, sizeof(struct km_piece),
+					      0, 0, NULL);
+	if (!conf->piece_cache)
+		goto enomem;
+	conf->piece_pool = mempool_create_slab_pool(256, conf->piece_cache);
+	if (!conf->piece_pool)
+		goto enomem;
+	if (bioset_init(&conf->bio_set, BIO_POOL_SIZE,
+			offsetof(struct km_read_ctx, bio), 0))
+		goto enomem;
+	conf->retry_wq = alloc_workqueue("km_retry_%s", WQ_MEM_RECLAIM, 0,
+					 mdname(mddev));
+	if (!conf->retry_wq)
+		goto enomem;
+	conf->code_wq = alloc_workqueue("km_code_%s",
+					WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI,
+					0, mdname(mddev));
+	if (!conf->code_wq)
+		goto enomem;
+	return conf;
+einval:
+	km_free_conf(conf);
+	return ERR_PTR(-EINVAL);
+enomem:
+	km_free_conf(conf);
+	return ERR_PTR(-ENOMEM);
+}
+
+static void km_set_limits(struct km_conf *conf)
+{
+	struct mddev *mddev = conf->mddev;
+	unsigned int chunk = mddev->chunk_sectors << 9;
+	struct md_rdev *rdev;
+
+	if (!mddev->queue)
+		return;
+	blk_queue_io_min(mddev->queue, chunk);
+	blk_queue_io_opt(mddev->queue, chunk * conf->geom.k);
+	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
+	rdev_for_each(rdev, mddev)
+		disk_stack_limits(mddev->gendisk, rdev->bdev,
+				  rdev->data_offset << 9);
+	blk_queue_max_discard_sectors(mddev->queue, 0);
+	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
+}
+
+static int km_run(struct mddev *mddev)
+{
+	struct km_conf *conf;
+	struct md_rdev *rdev;
+	int m, algo, ret;
+
+	if (mddev_init_writes_pending(mddev) < 0)
+		return -ENOMEM;
+	ret = km_check_geometry(mddev, &m, &algo);
+	if (ret)
+		return ret;
+	if (mddev->private) {
+		pr_err("md/km:%s: takeover is not supported\n", mdname(mddev));
+		return -EINVAL;
+	}
+	conf = km_setup_conf(mddev, m, algo);
+	if (IS_ERR(conf))
+		return PTR_ERR(conf);
+	mddev->private = conf;
+
+	mddev->dev_sectors &= ~((sector_t)mddev->chunk_sectors - 1);
+	if (mddev->dev_sectors < mddev->chunk_sectors) {
+		pr_err("md/km:%s: members are smaller than one %d KiB chunk\n",
+		       mdname(mddev), mddev->chunk_sectors / 2);
+		ret = -EINVAL;
+		goto abort;
+	}
+	rdev_for_each(rdev, mddev) {
+		if (rdev->raid_disk < 0)
+			continue;
+		if (rdev->sectors < mddev->dev_sectors) {
+			pr_err("md/km:%s: member %pg is too small (%llu < %llu sectors)\n",
+			       mdname(mddev), rdev->bdev,
+			       (unsigned long long)rdev->sectors,
+			       (unsigned long long)mddev->dev_sectors);
+			ret = -EINVAL;
+			goto abort;
+		}
+	}
+	mddev->resync_max_sectors = mddev->dev_sectors;
+	mddev->degraded = km_calc_degraded(conf);
+	if (km_has_failed(conf)) {
+		pr_err("md/km:%s: not enough operational members (%d of %d failed, m=%d)\n",
+		       mdname(mddev), mddev->degraded, conf->geom.n, m);
+		ret = -EIO;
+		goto abort;
+	}
+	if (mddev->degraded == m && mddev->recovery_cp != MaxSector) {
+		if (mddev->ok_start_degraded) {
+			pr_crit("md/km:%s: starting dirty array with no redundancy left - data corruption possible\n",
+				mdname(mddev));
+		} else {
+			pr_err("md/km:%s: cannot start a dirty array with no redundancy left\n",
+			       mdname(mddev));
+			ret = -EIO;
+			goto abort;
+		}
+	}
+
+	mddev->thread = md_register_thread(km_daemon, mddev, "km");
+	if (!mddev->thread) {
+		ret = -ENOMEM;
+		goto abort;
+	}
+	if (mddev->to_remove == &km_attr_group)
+		mddev->to_remove = NULL;
+	else if (mddev->kobj.sd && sysfs_create_group(&mddev->kobj, &km_attr_group))
+		pr_warn("md/km:%s: cannot create sysfs attributes\n",
+			mdname(mddev));
+	md_set_array_sectors(mddev, km_size(mddev, 0, 0));
+	km_set_limits(conf);
+	rkm_job_stats_register(&conf->job_stats, mdname(mddev));
+	conf->job_stats_registered = true;
+	pr_info("md/km:%s: km k=%d m=%d, %d KiB chunk, active with %d of %d members, codec %s\n",
+		mdname(mddev), conf->geom.k, m, mddev->chunk_sectors / 2,
+		conf->geom.n - mddev->degraded, conf->geom.n,
+		rkm_codec_impl());
 	return 0;
+abort:
+	md_unregister_thread(&mddev->thread);
+	mddev->private = NULL;
+	km_free_conf(conf);
+	return ret;
+}
+
+static void km_free(struct mddev *mddev, void *priv)
+{
+	struct km_conf *conf = priv;
+
+	flush_workqueue(conf->retry_wq);
+	km_free_conf(conf);
+	mddev->to_remove = &km_attr_group;
+}
+
+static void km_status(struct seq_file *seq, struct mddev *mddev)
+{
+	struct km_conf *conf = mddev->private;
+	int i;
+
+	seq_printf(seq, " km m=%d, %dk chunk, algorithm %d [%d/%d] [",
+		   conf->geom.m, mddev->chunk_sectors / 2, conf->algorithm,
+		   conf->geom.n, conf->geom.n - mddev->degraded);
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.n; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+		seq_putc(seq, rdev && test_bit(In_sync, &rdev->flags) &&
+			 !test_bit(Faulty, &rdev->flags) ? 'U' : '_');
+	}
+	rcu_read_unlock();
+	seq_putc(seq, ']');
+}
+
+static void km_error(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct km_conf *conf = mddev->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conf->lock, flags);
+	if (test_and_set_bit(Faulty, &rdev->flags)) {
+		spin_unlock_irqrestore(&conf->lock, flags);
+		return;
+	}
+	clear_bit(In_sync, &rdev->flags);
+	mddev->degraded = km_calc_degraded(conf);
+	spin_unlock_irqrestore(&conf->lock, flags);
+
+	pr_crit("md/km:%s: disk failure on %pg, disabling device\n",
+		mdname(mddev), rdev->bdev);
+	if (km_has_failed(conf)) {
+		set_bit(MD_BROKEN, &mddev->flags);
+		conf->recovery_disabled = mddev->recovery_disabled;
+		pr_crit("md/km:%s: cannot continue: %d of %d members failed, m=%d\n",
+			mdname(mddev), mddev->degraded, conf->geom.n,
+			conf->geom.m);
+	} else {
+		pr_crit("md/km:%s: operation continuing on %d of %d members\n",
+			mdname(mddev), conf->geom.n - mddev->degraded,
+			conf->geom.n);
+	}
+	set_bit(MD_RECOVERY_INTR, &mddev->recovery);
+	set_mask_bits(&mddev->sb_flags, 0,
+		      BIT(MD_SB_CHANGE_DEVS) | BIT(MD_SB_CHANGE_PENDING));
+}
+
+static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct km_conf *conf = mddev->private;
+	int first = 0, last = conf->geom.n - 1, disk;
+
+	if (test_bit(Journal, &rdev->flags) ||
+	    test_bit(Replacement, &rdev->flags))
+		return -EINVAL;
+	if (mddev->recovery_disabled == conf->recovery_disabled)
+		return -EBUSY;
+	if (rdev->saved_raid_disk < 0 && km_has_failed(conf))
+		return -EINVAL;
+	if (rdev->raid_disk >= 0)
+		first = last = rdev->raid_disk;
+	if (rdev->saved_raid_disk >= first && rdev->saved_raid_disk <= last &&
+	    !rcu_access_pointer(conf->disks[rdev->saved_raid_disk].rdev))
+		first = rdev->saved_raid_disk;
+	for (disk = first; disk <= last; disk++) {
+		if (rcu_access_pointer(conf->disks[disk].rdev))
+			continue;
+		clear_bit(In_sync, &rdev->flags);
+		rdev->raid_disk = disk;
+		if (rdev->saved_raid_disk != disk)
+			conf->fullsync = 1;
+		rcu_assign_pointer(conf->disks[disk].rdev, rdev);
+		return 0;
+	}
+	return -EEXIST;
+}
+
+static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct km_conf *conf = mddev->private;
+	int number = rdev->raid_disk;
+	struct km_disk *p;
+
+	if (number < 0 || number >= conf->geom.n)
+		return 0;
+	p = conf->disks + number;
+	if (rcu_access_pointer(p->rdev) != rdev)
+		return 0;
+	if (test_bit(In_sync, &rdev->flags) ||
+	    atomic_read(&rdev->nr_pending))
+		return -EBUSY;
+	/* keep a member being rebuilt unless rebuilding is impossible */
+	if (!test_bit(Faulty, &rdev->flags) &&
+	    mddev->recovery_disabled != conf->recovery_disabled &&
+	    !km_has_failed(conf))
+		return -EBUSY;
+	RCU_INIT_POINTER(p->rdev, NULL);
+	if (!test_bit(RemoveSynchronized, &rdev->flags)) {
+		synchronize_rcu();
+		if (atomic_read(&rdev->nr_pending)) {
+			rcu_assign_pointer(p->rdev, rdev);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static int km_spare_active(struct mddev *mddev)
+{
+	struct km_conf *conf = mddev->private;
+	unsigned long flags;
+	int i, count = 0;
+
+	for (i = 0; i < conf->geom.n; i++) {
+		struct md_rdev *rdev = rcu_dereference_protected(conf->disks[i].rdev,
+				lockdep_is_held(&mddev->reconfig_mutex));
+
+		if (rdev && rdev->recovery_offset == MaxSector &&
+		    !test_bit(Faulty, &rdev->flags) &&
+		    !test_and_set_bit(In_sync, &rdev->flags)) {
+			count++;
+			sysfs_notify_dirent_safe(rdev->sysfs_state);
+		}
+	}
+	spin_lock_irqsave(&conf->lock, flags);
+	mddev->degraded = km_calc_degraded(conf);
+	spin_unlock_irqrestore(&conf->lock, flags);
+	return count;
+}
+
+static int km_resize(struct mddev *mddev, sector_t sectors)
+{
+	struct km_conf *conf = mddev->private;
+	sector_t newsize;
+	int ret;
+
+	sectors &= ~((sector_t)mddev->chunk_sectors - 1);
+	newsize = km_array_sectors(&conf->geom, sectors);
+	if (mddev->external_size && mddev->array_sectors > newsize)
+		return -EINVAL;
+	if (mddev->bitmap) {
+		ret = md_bitmap_resize(mddev->bitmap, sectors, 0, 0);
+		if (ret)
+			return ret;
+	}
+	md_set_array_sectors(mddev, newsize);
+	if (sectors > mddev->dev_sectors &&
+	    mddev->recovery_cp > mddev->dev_sectors) {
+		mddev->recovery_cp = mddev->dev_sectors;
+		set_bit(MD_RECOVERY_NEEDED, &mddev->recovery);
+	}
+	mddev->dev_sectors = sectors;
+	mddev->resync_max_sectors = sectors;
+	return 0;
+}
+
+static void km_quiesce(struct mddev *mddev, int quiesce)
+{
+	struct km_conf *conf = mddev->private;
+
+	if (quiesce) {
+		spin_lock_irq(&conf->lock);
+		conf->quiesce = 2;
+		wait_event_lock_irq(conf->wait_for_quiescent,
+				    atomic_read(&conf->active_stripes) == 0 &&
+				    atomic_read(&conf->active_reads) == 0,
+				    conf->lock);
+		conf->quiesce = 1;
+		spin_unlock_irq(&conf->lock);
+	} else {
+		spin_lock_irq(&conf->lock);
+		conf->quiesce = 0;
+		spin_unlock_irq(&conf->lock);
+	}
+	wake_up(&conf->wait_for_quiescent);
 }
 
 static struct md_personality km_personality = {
@@ -42,7 +499,14 @@ static struct md_personality km_personality = {
 	.run		= km_run,
 	.free		= km_free,
 	.status		= km_status,
+	.error_handler	= km_error,
+	.hot_add_disk	= km_add_disk,
+	.hot_remove_disk = km_remove_disk,
+	.spare_active	= km_spare_active,
+	.sync_request	= km_sync_request,
+	.resize		= km_resize,
 	.size		= km_size,
+	.quiesce	= km_quiesce,
 };
 
 int rkm_personality_register(void)

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The km stripe state machine, run by the array's md thread.
+ *
+ * A stripe row is handled by that one thread only.  Each pass looks at
+ * what the stripe needs and starts the next step: member reads, one
+ * coding job, or member writes.  Completions (bio end_io, job ->done)
+ * only count down stripe->pending and queue the stripe again, so a job
+ * may finish inline or later from any thread.
+ *
+ * Work is done in rounds, one at a time per stripe: rewriting chunks that
+ * had read errors, a sync step, or a write round over the bios drained
+ * at its start.  Bios arriving meanwhile wait for the next round, so
+ * concurrent writes never lose an update.  Reads that need the cache
+ * (lost chunks, read errors) are served whenever their pages are valid.
+ */
+#include <linux/module.h>
+#include <linux/highmem.h>
+#include <linux/blkdev.h>
+#include "km.h"
+#include "md-bitmap.h"
+
+static km_mask_t km_bit(int i)
+{
+	return (km_mask_t)1 << i;
+}
+
+static void *km_page_addr(struct page *page)
+{
+	return page_address(page);
+}
+
+/* Sectors of a member page covered by a piece list, as a bit mask. */
+km_mask_t km_piece_cover(struct km_piece *p)
+{
+	km_mask_t cover = 0;
+
+	for (; p; p = p->next) {
+		unsigned int s = p->off >> 9, e = (p->off + p->len) >> 9;
+
+		for (; s < e; s++)
+			cover |= km_bit(s);
+	}
+	return cover;
+}
+
+/* Copy between a piece's part of its bio and the member page. */
+static void km_copy_piece(struct km_dev *dev, struct km_piece *p,
+			  bool to_page)
+{
+	struct bio *bio = p->bio;
+	struct bvec_iter iter = bio->bi_iter;
+	unsigned int done = 0;
+	char *page = km_page_addr(dev->page) + p->off;
+
+	bio_advance_iter(bio, &iter, (p->sector - bio->bi_iter.bi_sector) << 9);
+	while (done < p->len) {
+		struct bio_vec bv = bio_iter_iovec(bio, iter);
+		unsigned int len = min(bv.bv_len, p->len - done);
+
+		if (to_page)
+			memcpy_from_page(page + done, bv.bv_page, bv.bv_offset,
+					 len);
+		else
+			memcpy_to_page(bv.bv_page, bv.bv_offset, page + done,
+				       len);
+		bio_advance_iter_single(bio, &iter, len);
+		done += len;
+	}
+}
+
+/* End one piece of a bio; the bio ends when its last piece does. */
+static void km_end_pieces(struct km_stripe *sh, struct km_piece *p,
+			  bool write, bool ok, bool bitmap_ok)
+{
+	struct km_conf *conf = sh->conf;
+	struct mddev *mddev = conf->mddev;
+	struct km_piece *next;
+
+	for (; p; p = next) {
+		next = p->next;
+		if (!ok)
+			p->bio->bi_status = BLK_STS_IOERR;
+		if (write) {
+			md_bitmap_endwrite(mddev->bitmap, sh->sector,
+					   KM_ROW_SECTORS, bitmap_ok, false);
+			md_write_end(mddev);
+		}
+		bio_endio(p->bio);
+		mempool_free(p, conf->piece_pool);
+	}
+}
+
+/*
+ * Which chunks cannot be read now (failed, missing, not yet rebuilt, or
+ * a read error in this row) and which can be written.
+ */
+static void km_dev_masks(struct km_stripe *sh, km_mask_t *failed,
+			 km_mask_t *writable)
+{
+	struct km_conf *conf = sh->conf;
+	int i;
+
+	*failed = 0;
+	*writable = 0;
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.n; i++) {
+		struct km_dev *dev = &sh->dev[i];
+		struct md_rdev *rdev = rcu_dereference(conf->disks[dev->member].rdev);
+		bool w = rdev && !test_bit(Faulty, &rdev->flags);
+		bool r = w && (test_bit(In_sync, &rdev->flags) ||
+			       sh->sector + KM_ROW_SECTORS <= rdev->recovery_offset);
+
+		if (test_bit(KM_DEV_READ_ERR, &dev->flags))
+			r = false;
+		if (!r)
+			*failed |= km_bit(i);
+		if (w)
+			*writable |= km_bit(i);
+	}
+	rcu_read_unlock();
+}
+
+static km_mask_t km_flag_mask(struct km_stripe *sh, int flag)
+{
+	km_mask_t mask = 0;
+	int i;
+
+	for (i = 0; i < sh->conf->geom.n; i++)
+		if (test_bit(flag, &sh->dev[i].flags))
+			mask |= km_bit(i);
+	return mask;
+}
+
+/* Count down one in-flight operation; the last one queues the stripe. */
+static void km_op_done(struct km_stripe *sh)
+{
+	if (atomic_dec_and_test(&sh->pending)) {
+		km_queue_stripe(sh);
+		km_put_stripe(sh);
+	}
+}
+
+/* Start a phase: a reference for it, and a bias while submitting. */
+static void km_op_begin(struct km_stripe *sh, enum km_phase phase)
+{
+	sh->phase = phase;
+	atomic_inc(&sh->count);
+	atomic_set(&sh->pending, 1);
+}
+
+static void km_end_read(struct bio *bio)
+{
+	struct km_dev *dev = container_of(bio, struct km_dev, bio);
+	struct km_stripe *sh = bio->bi_private;
+	struct mddev *mddev = sh->conf->mddev;
+	struct md_rdev *rdev = dev->rdev;
+
+	if (!bio->bi_status) {
+		set_bit(KM_DEV_UPTODATE, &dev->flags);
+	} else {
+		clear_bit(KM_DEV_UPTODATE, &dev->flags);
+		set_bit(KM_DEV_READ_ERR, &dev->flags);
+		pr_warn_ratelimited("md/km:%s: read error on %pg at sector %llu, rebuilding it\n",
+				    mdname(mddev), rdev->bdev,
+				    (unsigned long long)sh->sector);
+		if (atomic_inc_return(&rdev->read_errors) >
+		    atomic_read(&mddev->max_corr_read_errors)) {
+			pr_err("md/km:%s: too many read errors on %pg, failing it\n",
+			       mdname(mddev), rdev->bdev);
+			md_error(mddev, rdev);
+		}
+	}
+	bio_uninit(bio);
+	dev->rdev = NULL;
+	rdev_dec_pending(rdev, mddev);
+	km_op_done(sh);
+}
+
+static void km_end_write(struct bio *bio)
+{
+	struct km_dev *dev = container_of(bio, struct km_dev, bio);
+	struct km_stripe *sh = bio->bi_private;
+	struct mddev *mddev = sh->conf->mddev;
+	struct md_rdev *rdev = dev->rdev;
+
+	if (bio->bi_status) {
+		set_bit(KM_DEV_WRITE_ERR, &dev->flags);
+		set_bit(WriteErrorSeen, &rdev->flags);
+		pr_err_ratelimited("md/km:%s: write error on %pg at sector %llu\n",
+				   mdname(mddev), rdev->bdev,
+				   (unsigned long long)sh->sector);
+		md_error(mddev, rdev);
+	}
+	clear_bit(KM_DEV_WRITING, &dev->flags);
+	bio_uninit(bio);
+	dev->rdev = NULL;
+	rdev_dec_pending(rdev, mddev);
+	km_op_done(sh);
+}
+
+/* The member of chunk @i, referenced, if it may be read or written. */
+static struct md_rdev *km_get_rdev(struct km_stripe *sh, int i, bool write)
+{
+	struct km_conf *conf = sh->conf;
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[sh->dev[i].member].rdev);
+	if (rdev && (test_bit(Faulty, &rdev->flags) ||
+		     (!write && !test_bit(In_sync, &rdev->flags) &&
+		      sh->sector + KM_ROW_SECTORS > rdev->recovery_offset)))
+		rdev = NULL;
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
+static void km_submit_dev(struct km_stripe *sh, int i, struct md_rdev *rdev,
+			  blk_opf_t opf, bool sync)
+{
+	struct km_dev *dev = &sh->dev[i];
+	struct bio *bio = &dev->bio;
+
+	dev->rdev = rdev;
+	bio_init(bio, rdev->bdev, &dev->vec, 1, opf);
+	bio->bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(bio, dev->page, PAGE_SIZE, 0);
+	bio->bi_private = sh;
+	bio->bi_end_io = op_is_write(opf) ? km_end_write : km_end_read;
+	if (sync)
+		md_sync_acct_bio(bio, KM_ROW_SECTORS);
+	atomic_inc(&sh->pending);
+	if (op_is_write(opf)) {
+		/* writes wait for the bitmap to reach disk (km_daemon) */
+		bio_list_add(&sh->conf->deferred_writes, bio);
+	} else {
+		submit_bio_noacct(bio);
+	}
+}
+
+static void km_submit_reads(struct km_stripe *sh, km_mask_t which, bool sync)
+{
+	int i;
+
+	km_op_begin(sh, KM_PH_READ);
+	for (i = 0; i < sh->conf->geom.n; i++) {
+		struct md_rdev *rdev;
+
+		if (!(which & km_bit(i)))
+			continue;
+		rdev = km_get_rdev(sh, i, false);
+		if (!rdev) {
+			/* it went away since we looked: rebuild it instead */
+			set_bit(KM_DEV_READ_ERR, &sh->dev[i].flags);
+			continue;
+		}
+		km_submit_dev(sh, i, rdev, REQ_OP_READ, sync);
+	}
+	km_op_done(sh);
+}
+
+/* Write the chunks in @which to every member that can take them. */
+void km_submit_writes(struct km_stripe *sh, km_mask_t which, bool sync)
+{
+	blk_opf_t opf = REQ_OP_WRITE;
+	int i;
+
+	if (test_bit(KM_SH_FUA, &sh->state))
+		opf |= REQ_FUA;
+	km_op_begin(sh, KM_PH_WRITE);
+	for (i = 0; i < sh->conf->geom.n; i++) {
+		struct km_dev *dev = &sh->dev[i];
+		struct md_rdev *rdev;
+
+		clear_bit(KM_DEV_WRITE_ERR, &dev->flags);
+		if (!(which & km_bit(i)))
+			continue;
+		rdev = km_get_rdev(sh, i, true);
+		if (!rdev)
+			continue;
+		set_bit(KM_DEV_WRITING, &dev->flags);
+		km_submit_dev(sh, i, rdev, opf, sync);
+	}
+	km_op_done(sh);
+}
+
+static void km_job_done(struct rkm_job *job)
+{
+	km_op_done(job->priv);
+}
+
+static bool km_async_coding = true;
+module_param_named(km_async_coding, km_async_coding, bool, 0644);
+MODULE_PARM_DESC(km_async_coding, "km: run coding jobs on a workqueue (all CPUs) instead of the md thread");
+
+void km_job_work(struct work_struct *work)
+{
+	struct km_stripe *sh = container_of(work, struct km_stripe, job_work);
+
+	rkm_job_submit(&sh->job);
+}
+
+/*
+ * Run one coding job over the stripe's pages.  Encode, decode and check
+ * jobs are submitted from a work item, so that coding runs on every CPU
+ * while the md thread goes on with other stripes; the job's ->done queues
+ * the stripe again.
+ */
+void km_submit_job(struct km_stripe *sh, enum rkm_job_op op, km_mask_t mask,
+		   enum km_phase phase)
+{
+	struct km_conf *conf = sh->conf;
+	struct rkm_job *job = &sh->job;
+	int i;
+
+	memset(job, 0, sizeof(*job));
+	job->op = op;
+	job->code = conf->code;
+	job->len = PAGE_SIZE;
+	job->mask = mask;
+	for (i = 0; i < conf->geom.n; i++) {
+		job->chunk[i] = km_page_addr(sh->dev[i].page);
+		if (i < conf->geom.k)
+			job->old[i] = km_page_addr(sh->dev[i].orig);
+	}
+	job->scratch = sh->scratch;
+	if (conf->job_stats_registered)
+		job->stats = &conf->job_stats;
+	job->done = km_job_done;
+	job->priv = sh;
+	km_op_begin(sh, phase);
+	/* a delta codes one or few chunks: not worth the hop */
+	if (km_async_coding && op != RKM_JOB_DELTA)
+		queue_work(conf->code_wq, &sh->job_work);
+	else
+		rkm_job_submit(job);
+}
+
+/* More than m chunks lost: fail everything waiting on the stripe. */
+static void km_fail_stripe(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	struct km_piece *rd[RKM_MAX_N], *wr[RKM_MAX_N], *wn[RKM_MAX_N];
+	int i, n = conf->geom.n;
+
+	pr_err_ratelimited("md/km:%s: stripe at member sector %llu has lost more than %d chunks: failing I/O\n",
+			   mdname(conf->mddev),
+			   (unsigned long long)sh->sector, conf->geom.m);
+	spin_lock_irq(&conf->lock);
+	for (i = 0; i < n; i++) {
+		struct km_dev *dev = &sh->dev[i];
+
+		rd[i] = dev->toread;
+		wr[i] = dev->towrite;
+		wn[i] = dev->written;
+		dev->toread = NULL;
+		dev->towrite = NULL;
+		dev->written = NULL;
+	}
+	spin_unlock_irq(&conf->lock);
+	for (i = 0; i < n; i++) {
+		km_end_pieces(sh, rd[i], false, false, false);
+		km_end_pieces(sh, wr[i], true, false, false);
+		km_end_pieces(sh, wn[i], true, false, false);
+		sh->dev[i].flags = 0;
+	}
+	if (sh->round == KM_RD_SYNC || test_bit(KM_SH_SYNC, &sh->state))
+		km_sync_finish(sh, false);
+	sh->round = KM_RD_NONE;
+	sh->phase = KM_PH_IDLE;
+}
+
+/* Serve cache reads whose pages are valid. */
+static void km_serve_reads(struct km_stripe *sh, km_mask_t failed)
+{
+	struct km_conf *conf = sh->conf;
+	struct km_piece *list[RKM_MAX_K];
+	int i, k = conf->geom.k;
+	bool any = false;
+
+	spin_lock_irq(&conf->lock);
+	for (i = 0; i < k; i++) {
+		list[i] = NULL;
+		if (test_bit(KM_DEV_UPTODATE, &sh->dev[i].flags)) {
+			list[i] = sh->dev[i].toread;
+			sh->dev[i].toread = NULL;
+		}
+	}
+	spin_unlock_irq(&conf->lock);
+	for (i = 0; i < k; i++) {
+		struct km_piece *p;
+
+		if (!list[i])
+			continue;
+		for (p = list[i]; p; p = p->next)
+			km_copy_piece(&sh->dev[i], p, false);
+		if (failed & km_bit(i))
+			any = true;
+		km_end_pieces(sh, list[i], false, true, false);
+	}
+	if (any)
+		atomic64_inc(&conf->stats.reconstruct_reads);
+}
+
+/* Choose the next round for an idle stripe. */
+static void km_start_round(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	bool fua = false;
+	int i;
+
+	if (km_flag_mask(sh, KM_DEV_READ_ERR)) {
+		sh->round = KM_RD_REWRITE;
+		return;
+	}
+	if (test_bit(KM_SH_SYNC, &sh->state)) {
+		sh->round = KM_RD_SYNC;
+		km_sync_start_round(sh);
+		return;
+	}
+	sh->written = 0;
+	spin_lock_irq(&conf->lock);
+	for (i = 0; i < conf->geom.k; i++) {
+		struct km_dev *dev = &sh->dev[i];
+		struct km_piece *p;
+
+		if (!dev->towrite)
+			continue;
+		dev->written = dev->towrite;
+		dev->towrite = NULL;
+		sh->written |= km_bit(i);
+		for (p = dev->written; p; p = p->next)
+			if (p->bio->bi_opf & REQ_FUA)
+				fua = true;
+	}
+	spin_unlock_irq(&conf->lock);
+	if (fua)
+		set_bit(KM_SH_FUA, &sh->state);
+	else
+		clear_bit(KM_SH_FUA, &sh->state);
+	if (sh->written)
+		sh->round = KM_RD_WRITE;
+}
+
+/* Apply the drained writes to the pages and start the parity job. */
+static void km_compute_write(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	int i;
+
+	for (i = 0; i < conf->geom.k; i++) {
+		struct km_dev *dev = &sh->dev[i];
+		struct km_piece *p;
+
+		if (!(sh->written & km_bit(i)))
+			continue;
+		if (sh->write_kind == KM_WRITE_RMW)
+			memcpy(km_page_addr(dev->orig), km_page_addr(dev->page),
+			       PAGE_SIZE);
+		for (p = dev->written; p; p = p->next)
+			km_copy_piece(dev, p, true);
+		set_bit(KM_DEV_UPTODATE, &dev->flags);
+	}
+	switch (sh->write_kind) {
+	case KM_WRITE_FULL:
+		atomic64_inc(&conf->stats.full_stripe_writes);
+		break;
+	case KM_WRITE_RMW:
+		atomic64_inc(&conf->stats.rmw_writes);
+		km_submit_job(sh, RKM_JOB_DELTA, sh->written, KM_PH_COMPUTE);
+		return;
+	default:
+		atomic64_inc(&conf->stats.rcw_writes);
+		break;
+	}
+	km_submit_job(sh, RKM_JOB_ENCODE, 0, KM_PH_COMPUTE);
+}
+
+void km_invalidate(struct km_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->geom.n; i++)
+		clear_bit(KM_DEV_UPTODATE, &sh->dev[i].flags);
+}
+
+/* A write round's member writes are done: end its bios. */
+static void km_finish_write_round(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	km_mask_t failed, writable, lost;
+	bool ok;
+	int i;
+
+	km_dev_masks(sh, &failed, &writable);
+	lost = failed | sh->failed | km_flag_mask(sh, KM_DEV_WRITE_ERR);
+	ok = km_popcount(lost) <= conf->geom.m;
+	if (!ok)
+		km_invalidate(sh);
+	for (i = 0; i < conf->geom.k; i++) {
+		struct km_piece *list = sh->dev[i].written;
+
+		sh->dev[i].written = NULL;
+		km_end_pieces(sh, list, true, ok, ok && !lost);
+	}
+}
+
+static void km_finish_rewrite(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	int i;
+
+	for (i = 0; i < conf->geom.n; i++) {
+		struct km_dev *dev = &sh->dev[i];
+
+		if (!test_bit(KM_DEV_READ_ERR, &dev->flags))
+			continue;
+		if ((sh->fixed & km_bit(i)) &&
+		    !test_bit(KM_DEV_WRITE_ERR, &dev->flags)) {
+			atomic64_inc(&conf->stats.read_errors_corrected);
+			pr_info_ratelimited("md/km:%s: read error corrected (chunk %d, member %d, sector %llu)\n",
+					    mdname(conf->mddev), i, dev->member,
+					    (unsigned long long)sh->sector);
+		}
+		clear_bit(KM_DEV_READ_ERR, &dev->flags);
+	}
+}
+
+/* Nothing in flight: start or continue the stripe's work. */
+static void km_advance(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	int k = conf->geom.k, m = conf->geom.m, n = conf->geom.n, i;
+	km_mask_t failed, writable, uptodate;
+	struct km_plan plan = { 0 };
+	km_mask_t need = 0;
+
+	km_dev_masks(sh, &failed, &writable);
+	if (km_popcount(failed) > m) {
+		km_fail_stripe(sh);
+		return;
+	}
+	if (sh->round == KM_RD_NONE)
+		km_start_round(sh);
+	sh->failed = failed;
+	uptodate = km_flag_mask(sh, KM_DEV_UPTODATE);
+
+	for (i = 0; i < k; i++)
+		if (READ_ONCE(sh->dev[i].toread))
+			need |= km_bit(i);
+	switch (sh->round) {
+	case KM_RD_REWRITE:
+		need |= km_flag_mask(sh, KM_DEV_READ_ERR);
+		break;
+	case KM_RD_SYNC:
+		need |= km_mask_all(n);
+		break;
+	case KM_RD_WRITE: {
+		km_mask_t full = 0;
+
+		for (i = 0; i < k; i++)
+			if ((sh->written & km_bit(i)) &&
+			    km_piece_cover(sh->dev[i].written) ==
+			    km_mask_all(KM_ROW_SECTORS))
+				full |= km_bit(i);
+		km_plan_write(k, m, sh->written, full, uptodate, failed,
+			      &plan);
+		sh->write_kind = plan.kind;
+		need |= plan.need;
+		break;
+	}
+	default:
+		break;
+	}
+	if (!need && sh->round == KM_RD_NONE)
+		return;
+	plan.need = need;
+	km_plan_fetch(n, failed, uptodate, &plan);
+	if (plan.read) {
+		km_submit_reads(sh, plan.read, sh->round == KM_RD_SYNC);
+		return;
+	}
+	if (plan.decode) {
+		km_submit_job(sh, RKM_JOB_DECODE, plan.decode, KM_PH_DECODE);
+		return;
+	}
+	km_serve_reads(sh, failed);
+
+	switch (sh->round) {
+	case KM_RD_REWRITE:
+		sh->fixed = km_flag_mask(sh, KM_DEV_READ_ERR) & writable;
+		km_submit_writes(sh, sh->fixed, false);
+		break;
+	case KM_RD_SYNC:
+		km_sync_step(sh);
+		break;
+	case KM_RD_WRITE:
+		km_compute_write(sh);
+		break;
+	default:
+		break;
+	}
+}
+
+void km_handle_stripe(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+	km_mask_t parity = km_mask_all(conf->geom.n) & ~km_mask_all(conf->geom.k);
+	int i;
+
+	if (atomic_read(&sh->pending))
+		return;
+	switch (sh->phase) {
+	case KM_PH_IDLE:
+	case KM_PH_READ:
+		break;
+	case KM_PH_DECODE:
+		if (sh->job.result) {
+			pr_err_ratelimited("md/km:%s: decode failed (%d) at member sector %llu\n",
+					   mdname(conf->mddev), sh->job.result,
+					   (unsigned long long)sh->sector);
+			sh->phase = KM_PH_IDLE;
+			km_fail_stripe(sh);
+			return;
+		}
+		for (i = 0; i < conf->geom.n; i++)
+			if (sh->job.mask & km_bit(i))
+				set_bit(KM_DEV_UPTODATE, &sh->dev[i].flags);
+		break;
+	case KM_PH_COMPUTE:
+		if (sh->job.result) {
+			pr_err_ratelimited("md/km:%s: parity computation failed (%d)\n",
+					   mdname(conf->mddev), sh->job.result);
+			sh->phase = KM_PH_IDLE;
+			km_fail_stripe(sh);
+			return;
+		}
+		for (i = conf->geom.k; i < conf->geom.n; i++)
+			set_bit(KM_DEV_UPTODATE, &sh->dev[i].flags);
+		km_submit_writes(sh, sh->written | parity, false);
+		return;
+	case KM_PH_CHECK:
+	case KM_PH_LOCATE:
+	case KM_PH_FIX:
+		km_sync_job_done(sh);
+		if (sh->phase != KM_PH_IDLE)
+			return;
+		break;
+	case KM_PH_WRITE:
+		if (sh->round == KM_RD_WRITE)
+			km_finish_write_round(sh);
+		else if (sh->round == KM_RD_REWRITE)
+			km_finish_rewrite(sh);
+		else if (sh->round == KM_RD_SYNC)
+			km_sync_finish(sh, !km_flag_mask(sh, KM_DEV_WRITE_ERR));
+		sh->round = KM_RD_NONE;
+		break;
+	}
+	sh->phase = KM_PH_IDLE;
+	km_advance(sh);
+}
+
+/* Submit the writes collected in this pass, after the bitmap is on disk. */
+static void km_flush_writes(struct km_conf *conf)
+{
+	struct bio *bio;
+
+	if (bio_list_empty(&conf->deferred_writes))
+		return;
+	if (conf->mddev->bitmap)
+		md_bitmap_unplug(conf->mddev->bitmap);
+	while ((bio = bio_list_pop(&conf->deferred_writes)))
+		submit_bio_noacct(bio);
+}
+
+/* The array's md thread. */
+void km_daemon(struct md_thread *thread)
+{
+	struct mddev *mddev = thread->mddev;
+	struct km_conf *conf = mddev->private;
+	struct km_stripe *sh;
+	struct blk_plug plug;
+	int handled = 0;
+
+	md_check_recovery(mddev);
+	blk_start_plug(&plug);
+	do {
+		while ((sh = km_next_stripe(conf))) {
+			km_handle_stripe(sh);
+			km_put_stripe(sh);
+			if (++handled % 32 == 0) {
+				km_flush_writes(conf);
+				cond_resched();
+			}
+		}
+		/* writes completing at once queue their stripes again */
+		km_flush_writes(conf);
+	} while (!list_empty_careful(&conf->handle_list) && handled < 4096);
+	blk_finish_plug(&plug);
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The km md personality: private structures shared by its files.
+ *
+ *   layout.c  geometry (freestanding)      plan.c    I/O planning (freestanding)
+ *   stripe.c  stripe cache                 handle.c  per-stripe state machine
+ *   request.c bios from md                 sync.c    resync, recovery, check
+ *   sysfs.c   /sys/block/mdX/md/km/        km.c      the md_personality table
+ *
+ * See Documentation/personality.rst.
+ */
+#ifndef RKM_KM_H
+#define RKM_KM_H
+
+#include <linux/types.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/list.h>
+#include <linux/bio.h>
+#include <linux/workqueue.h>
+#include <linux/mempool.h>
+#include "md.h"
+#include "../rkm_job.h"
+#include "layout.h"
+#include "plan.h"
+
+/* One stripe row: one page per member, at the same member offset. */
+#define KM_ROW_SECTORS		(PAGE_SIZE >> 9)
+#define KM_ROW_MASK		((sector_t)KM_ROW_SECTORS - 1)
+
+#define KM_STRIPE_HASH_BITS	10
+#define KM_DEFAULT_STRIPES	256
+#define KM_CACHE_BYTES		(16 << 20)	/* default cache memory */
+#define KM_MIN_STRIPES		16
+#define KM_MAX_STRIPES		32768
+
+/* A part of one bio that falls into one member page of a stripe row. */
+struct km_piece {
+	struct km_piece *next;
+	struct bio *bio;
+	sector_t sector;	/* array sector the piece starts at */
+	unsigned int off;	/* byte offset in the member page */
+	unsigned int len;	/* bytes */
+};
+
+/* struct km_dev.flags */
+enum {
+	KM_DEV_UPTODATE,	/* page holds the chunk's current contents */
+	KM_DEV_READ_ERR,	/* member read failed: rebuild and rewrite */
+	KM_DEV_WRITE_ERR,	/* the last write of this page failed */
+	KM_DEV_WRITING,		/* a write of this page is in flight */
+};
+
+/* One member's page of a stripe row, indexed by codec chunk number. */
+struct km_dev {
+	struct page *page;
+	struct page *orig;		/* data chunks: old contents for delta */
+	struct km_piece *toread;	/* reads waiting for this page */
+	struct km_piece *towrite;	/* writes waiting for the next round */
+	struct km_piece *written;	/* writes of the round in progress */
+	unsigned long flags;
+	int member;			/* raid_disk holding this chunk */
+	struct md_rdev *rdev;		/* member of the I/O in flight */
+	struct bio bio;
+	struct bio_vec vec;
+};
+
+/* struct km_stripe.state */
+enum {
+	KM_SH_ON_LIST,		/* queued for the handler */
+	KM_SH_SYNC,		/* md asked for this row to be synced */
+	KM_SH_FUA,		/* the write round carries REQ_FUA */
+};
+
+/* What is in flight for a stripe (struct km_stripe.phase). */
+enum km_phase {
+	KM_PH_IDLE = 0,
+	KM_PH_READ,		/* member reads */
+	KM_PH_DECODE,		/* decode job rebuilding failed chunks */
+	KM_PH_COMPUTE,		/* encode or delta job of a write round */
+	KM_PH_CHECK,		/* check job of a sync round */
+	KM_PH_LOCATE,		/* locate job of a repair */
+	KM_PH_FIX,		/* decode or encode job of a repair */
+	KM_PH_WRITE,		/* member writes */
+};
+
+/* The kind of work a stripe is doing (struct km_stripe.round). */
+enum km_round {
+	KM_RD_NONE = 0,
+	KM_RD_REWRITE,		/* rewrite chunks that had read errors */
+	KM_RD_SYNC,		/* resync, recovery, check or repair */
+	KM_RD_WRITE,		/* write the drained bios */
+};
+
+enum km_sync_mode {
+	KM_SYNC_RESYNC = 1,
+	KM_SYNC_RECOVER,
+	KM_SYNC_CHECK,
+	KM_SYNC_REPAIR,
+};
+
+struct km_conf;
+
+struct km_stripe {
+	struct hlist_node hash;
+	struct list_head lru;		/* handle list or inactive list */
+	struct km_conf *conf;
+	sector_t sector;		/* member sector of the row */
+	sector_t cstripe;		/* chunk stripe number */
+	unsigned long state;
+	atomic_t count;			/* references */
+	atomic_t pending;		/* member I/Os and jobs in flight */
+	enum km_phase phase;
+	enum km_round round;
+	enum km_sync_mode sync_mode;
+	int sync_sectors;		/* what md was told the step covers */
+	int write_kind;			/* enum km_write_kind of the round */
+	km_mask_t written;		/* data chunks the round writes */
+	km_mask_t failed;		/* chunks unreadable this round */
+	km_mask_t fixed;		/* repair: chunks rewritten */
+	bool bitmap_ok;			/* bitmap may clear the round's bits */
+	void *scratch;			/* m pages for check/locate */
+	struct rkm_job job;
+	struct work_struct job_work;	/* runs the job off the md thread */
+	struct km_dev dev[];		/* n of them */
+};
+
+/* Front of a direct-read clone (conf->bio_set's front_pad). */
+struct km_read_ctx {
+	struct km_conf *conf;
+	struct md_rdev *rdev;
+	struct bio bio;
+};
+
+/* One member slot. */
+struct km_disk {
+	struct md_rdev __rcu *rdev;
+};
+
+struct km_stats {
+	atomic64_t reconstruct_reads;
+	atomic64_t rmw_writes;
+	atomic64_t rcw_writes;
+	atomic64_t full_stripe_writes;
+	atomic64_t read_errors_corrected;
+	atomic64_t scrub_repaired;
+};
+
+struct km_conf {
+	struct mddev *mddev;
+	struct km_geom geom;
+	struct rkm_code *code;
+	struct km_disk *disks;		/* by raid_disk */
+	int algorithm;
+
+	spinlock_t lock;		/* stripe lists, hash, bio lists */
+	struct hlist_head *hash;
+	struct list_head handle_list;
+	struct list_head inactive_list;
+	int nr_stripes;			/* allocated */
+	int max_stripes;		/* stripe_cache_size */
+	atomic_t active_stripes;	/* stripes with references */
+	wait_queue_head_t wait_for_stripe;
+	wait_queue_head_t wait_for_quiescent;
+	int quiesce;			/* 0, 2 while draining, 1 quiesced */
+	atomic_t active_reads;		/* direct member reads in flight */
+	struct bio_list deferred_writes;	/* md thread only */
+	int fullsync;			/* resync everything, not the bitmap */
+	int recovery_disabled;
+
+	struct kmem_cache *piece_cache;
+	mempool_t *piece_pool;
+	struct bio_set bio_set;		/* direct-read clones */
+
+	spinlock_t retry_lock;
+	struct bio_list retry_list;	/* direct reads that failed */
+	struct work_struct retry_work;
+	struct workqueue_struct *retry_wq;
+	struct workqueue_struct *code_wq;	/* coding jobs, all CPUs */
+
+	struct km_stats stats;
+	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
+	bool job_stats_registered;
+};
+
+/* stripe.c */
+int km_stripes_init(struct km_conf *conf);
+void km_stripes_exit(struct km_conf *conf);
+struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
+				bool noblock);
+void km_put_stripe(struct km_stripe *sh);
+void km_queue_stripe(struct km_stripe *sh);
+struct km_stripe *km_next_stripe(struct km_conf *conf);
+int km_set_cache_size(struct km_conf *conf, int size);
+bool km_stripe_busy(struct km_stripe *sh);
+
+/* handle.c */
+void km_handle_stripe(struct km_stripe *sh);
+void km_daemon(struct md_thread *thread);
+void km_job_work(struct work_struct *work);
+km_mask_t km_piece_cover(struct km_piece *p);
+
+/* request.c */
+bool km_make_request(struct mddev *mddev, struct bio *bio);
+void km_retry_reads(struct work_struct *work);
+void km_end_piece(struct km_conf *conf, struct km_piece *p, bool write,
+		  bool ok);
+
+/* sync.c */
+sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
+			 int *skipped);
+void km_sync_start_round(struct km_stripe *sh);
+void km_sync_step(struct km_stripe *sh);
+void km_sync_job_done(struct km_stripe *sh);
+void km_sync_finish(struct km_stripe *sh, bool ok);
+
+/* sysfs.c */
+extern const struct attribute_group km_attr_group;
+
+/* km.c */
+int km_calc_degraded(struct km_conf *conf);
+
+/* handle.c helpers used by sync.c */
+void km_submit_job(struct km_stripe *sh, enum rkm_job_op op, km_mask_t mask,
+		   enum km_phase phase);
+void km_submit_writes(struct km_stripe *sh, km_mask_t which, bool sync);
+void km_invalidate(struct km_stripe *sh);
+
+#endif /* RKM_KM_H */

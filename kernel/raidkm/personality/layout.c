@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * km geometry math (freestanding; see layout.h and Documentation/layout.rst).
+ */
+#include "layout.h"
+
+int km_geom_init(struct km_geom *g, int n, int m, unsigned int chunk_sectors)
+{
+	unsigned int shift = 0;
+
+	if (m < 1 || n - m < 2 || chunk_sectors == 0 ||
+	    (chunk_sectors & (chunk_sectors - 1)))
+		return -1;
+	while ((1u << shift) < chunk_sectors)
+		shift++;
+	g->n = n;
+	g->m = m;
+	g->k = n - m;
+	g->chunk_sectors = chunk_sectors;
+	g->chunk_shift = shift;
+	return 0;
+}
+
+/* First parity member of chunk stripe @stripe. */
+static int km_parity0(const struct km_geom *g, km_sector_t stripe)
+{
+	return g->n - 1 - (int)(stripe % (km_sector_t)g->n);
+}
+
+int km_chunk_member(const struct km_geom *g, km_sector_t stripe, int chunk)
+{
+	int p = km_parity0(g, stripe);
+
+	if (chunk < g->k)
+		return (p + 1 + chunk) % g->n;
+	return (p - (chunk - g->k) + g->n) % g->n;
+}
+
+int km_member_chunk(const struct km_geom *g, km_sector_t stripe, int member)
+{
+	int p = km_parity0(g, stripe);
+	int rel = (member - p - 1 + 2 * g->n) % g->n;
+
+	if (rel < g->k)
+		return rel;
+	/* rel = n - 1 - i for parity chunk i */
+	return g->k + (g->n - 1 - rel);
+}
+
+void km_map(const struct km_geom *g, km_sector_t sector, struct km_loc *loc)
+{
+	km_sector_t chunk = sector >> g->chunk_shift;
+	km_sector_t off = sector & (g->chunk_sectors - 1);
+
+	loc->stripe = chunk / (km_sector_t)g->k;
+	loc->data = (int)(chunk % (km_sector_t)g->k);
+	loc->member = km_chunk_member(g, loc->stripe, loc->data);
+	loc->msector = (loc->stripe << g->chunk_shift) + off;
+}
+
+km_sector_t km_unmap(const struct km_geom *g, km_sector_t stripe, int data,
+		     km_sector_t offset)
+{
+	return ((stripe * (km_sector_t)g->k + (km_sector_t)data)
+		<< g->chunk_shift) + offset;
+}
+
+km_sector_t km_array_sectors(const struct km_geom *g, km_sector_t member_sectors)
+{
+	km_sector_t usable = member_sectors & ~(km_sector_t)(g->chunk_sectors - 1);
+
+	return usable * (km_sector_t)g->k;
+}

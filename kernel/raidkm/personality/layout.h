@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * km geometry: where each data and parity chunk of the array lives.
+ *
+ * Freestanding C (no kernel headers): compiled into raidkm.ko and into the
+ * user-space unit test tests/unit/layout_test.c.  All sectors are 512 bytes.
+ *
+ * An array of n = k + m members is cut into chunk stripes of
+ * chunk_sectors per member.  Chunk stripe s holds k data chunks and m
+ * parity chunks.  With p = n - 1 - (s mod n), parity chunk i (0..m-1)
+ * lives on member (p - i) mod n and data chunk d (0..k-1) on member
+ * (p + 1 + d) mod n, so parity walks one member to the left per stripe
+ * and data follows it (see Documentation/layout.rst).
+ *
+ * The codec numbers the chunks of a stripe 0..k-1 (data) and k..n-1
+ * (parity); layout_member_chunk() gives that number for a member.
+ */
+#ifndef RKM_LAYOUT_H
+#define RKM_LAYOUT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+typedef u64 km_sector_t;
+#else
+#include <stdint.h>
+typedef uint64_t km_sector_t;
+#endif
+
+struct km_geom {
+	int k;			/* data chunks per stripe */
+	int m;			/* parity chunks per stripe */
+	int n;			/* members: k + m */
+	unsigned int chunk_shift;	/* log2(chunk_sectors) */
+	unsigned int chunk_sectors;	/* a power of two */
+};
+
+/* Where one array sector lives. */
+struct km_loc {
+	km_sector_t stripe;	/* chunk stripe number */
+	int data;		/* data chunk index 0..k-1 */
+	int member;		/* member (raid_disk) holding it */
+	km_sector_t msector;	/* sector on that member (from data_offset) */
+};
+
+/* Fill @g; returns 0, or -1 when the geometry is not usable. */
+int km_geom_init(struct km_geom *g, int n, int m, unsigned int chunk_sectors);
+
+/* Array sector -> member location. */
+void km_map(const struct km_geom *g, km_sector_t sector, struct km_loc *loc);
+
+/* (chunk stripe, data index, offset in chunk) -> array sector. */
+km_sector_t km_unmap(const struct km_geom *g, km_sector_t stripe, int data,
+		     km_sector_t offset);
+
+/* Member holding codec chunk @chunk (0..n-1) of chunk stripe @stripe. */
+int km_chunk_member(const struct km_geom *g, km_sector_t stripe, int chunk);
+
+/* Codec chunk index (0..n-1) that @member holds in chunk stripe @stripe. */
+int km_member_chunk(const struct km_geom *g, km_sector_t stripe, int member);
+
+/* Array size in sectors for members of @member_sectors usable sectors. */
+km_sector_t km_array_sectors(const struct km_geom *g, km_sector_t member_sectors);
+
+#endif /* RKM_LAYOUT_H */

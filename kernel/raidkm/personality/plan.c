@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stripe I/O planning: read-modify-write vs reconstruct-write by I/O count
+ * (freestanding; see plan.h).
+ */
+#include "plan.h"
+
+int km_popcount(km_mask_t x)
+{
+	int c = 0;
+
+	while (x) {
+		x &= x - 1;
+		c++;
+	}
+	return c;
+}
+
+void km_plan_fetch(int n, km_mask_t failed, km_mask_t uptodate,
+		   struct km_plan *plan)
+{
+	km_mask_t all = km_mask_all(n);
+	km_mask_t missing = plan->need & ~uptodate & all;
+
+	if (missing & failed) {
+		plan->read = all & ~failed & ~uptodate;
+		plan->decode = all & failed & ~uptodate;
+	} else {
+		plan->read = missing;
+		plan->decode = 0;
+	}
+}
+
+void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
+		   km_mask_t uptodate, km_mask_t failed, struct km_plan *plan)
+{
+	int n = k + m;
+	km_mask_t data = km_mask_all(k);
+	km_mask_t parity = km_mask_all(n) & ~data;
+	km_mask_t rmw_need, rcw_need;
+
+	written &= data;
+	full &= written;
+	plan->read = 0;
+	plan->decode = 0;
+
+	if (full == data) {
+		plan->kind = KM_WRITE_FULL;
+		plan->need = 0;
+		return;
+	}
+
+	/* reconstruct-write: the data not replaced, and partial chunks */
+	rcw_need = (data & ~written) | (written & ~full);
+	if (failed) {
+		/* degraded: always reconstruct (decoding what is lost) */
+		plan->kind = KM_WRITE_RCW;
+		plan->need = rcw_need;
+		km_plan_fetch(n, failed, uptodate, plan);
+		return;
+	}
+
+	/*
+	 * read-modify-write: old contents of replaced data, and parity.  On
+	 * a tie it wins: the delta codes only the replaced chunks.
+	 */
+	rmw_need = written | parity;
+	if (km_popcount(rmw_need & ~uptodate) <=
+	    km_popcount(rcw_need & ~uptodate)) {
+		plan->kind = KM_WRITE_RMW;
+		plan->need = rmw_need;
+	} else {
+		plan->kind = KM_WRITE_RCW;
+		plan->need = rcw_need;
+	}
+	km_plan_fetch(n, failed, uptodate, plan);
+}

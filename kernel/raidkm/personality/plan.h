@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stripe I/O planning (freestanding, pure): which chunks of one stripe row
+ * must be read or rebuilt before a write, a degraded read or a sync can
+ * proceed, and how a partial-stripe write updates parity.
+ *
+ * Masks are over codec chunk indices: bit d for data chunk d (0..k-1),
+ * bit k + i for parity chunk i.
+ */
+#ifndef RKM_PLAN_H
+#define RKM_PLAN_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+typedef u64 km_mask_t;
+#else
+#include <stdint.h>
+typedef uint64_t km_mask_t;
+#endif
+
+enum km_write_kind {
+	KM_WRITE_FULL = 1,	/* every data chunk overwritten: encode only */
+	KM_WRITE_RMW,		/* delta: read old data being replaced + parity */
+	KM_WRITE_RCW,		/* reconstruct: read the other data, encode */
+};
+
+struct km_plan {
+	int kind;		/* enum km_write_kind, or 0 for no write */
+	km_mask_t need;		/* chunks whose contents must be known */
+	km_mask_t read;		/* chunks to read from members */
+	km_mask_t decode;	/* chunks to rebuild with one decode */
+};
+
+static inline km_mask_t km_mask_all(int n)
+{
+	return n >= 64 ? ~(km_mask_t)0 : (((km_mask_t)1 << n) - 1);
+}
+
+int km_popcount(km_mask_t x);
+
+/*
+ * Fill read/decode for plan->need: chunks in need that are not uptodate
+ * are read, unless one of them is failed; then every surviving chunk that
+ * is not uptodate is read and every failed one not uptodate is decoded.
+ */
+void km_plan_fetch(int n, km_mask_t failed, km_mask_t uptodate,
+		   struct km_plan *plan);
+
+/*
+ * Plan a write round.  @written: data chunks with new data; @full: data
+ * chunks overwritten completely; @uptodate: chunks whose cached contents
+ * are valid; @failed: chunks that cannot be read (at most m of them).
+ */
+void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
+		   km_mask_t uptodate, km_mask_t failed, struct km_plan *plan);
+
+#endif /* RKM_PLAN_H */

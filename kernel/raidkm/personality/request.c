@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bios from md.  Reads of readable chunks go straight to the members,
+ * split on chunk boundaries; reads of lost chunks, and every write, are
+ * cut into pieces per member page and attached to stripe rows for the
+ * handler.  A direct read that fails is retried through the stripe cache,
+ * which rebuilds the chunk, returns good data and rewrites the sector.
+ */
+#include <linux/blkdev.h>
+#include "km.h"
+#include "md-bitmap.h"
+
+static void km_piece_append(struct km_piece **list, struct km_piece *p)
+{
+	while (*list)
+		list = &(*list)->next;
+	p->next = NULL;
+	*list = p;
+}
+
+/*
+ * Attach a bio to the stripe rows it touches: per row, one piece per data
+ * chunk it overlaps.  Rows are walked in member order so that a bio
+ * covering whole rows fills each stripe before it is handled.
+ */
+static void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
+{
+	struct km_geom *g = &conf->geom;
+	sector_t start = bio->bi_iter.bi_sector, end = bio_end_sector(bio);
+	sector_t cs = g->chunk_sectors;
+	sector_t sbase, stripe, last_stripe;
+	struct mddev *mddev = conf->mddev;
+
+	stripe = (start >> g->chunk_shift) / g->k;
+	last_stripe = ((end - 1) >> g->chunk_shift) / g->k;
+	for (; stripe <= last_stripe; stripe++) {
+		sector_t a, b, r;
+		int dlo, dhi;
+
+		sbase = km_unmap(g, stripe, 0, 0);
+		a = max(start, sbase) - sbase;
+		b = min(end, sbase + cs * g->k) - sbase;
+		dlo = a >> g->chunk_shift;
+		dhi = (b - 1) >> g->chunk_shift;
+		for (r = 0; r < cs; r += KM_ROW_SECTORS) {
+			struct km_stripe *sh = NULL;
+			int d;
+
+			for (d = dlo; d <= dhi; d++) {
+				sector_t lo = (sector_t)d * cs + r, hi = lo + KM_ROW_SECTORS;
+				struct km_piece *p;
+
+				lo = max(lo, a);
+				hi = min(hi, b);
+				if (lo >= hi)
+					continue;
+				if (!sh)
+					sh = km_get_stripe(conf, (stripe << g->chunk_shift) + r,
+							   false);
+				p = mempool_alloc(conf->piece_pool, GFP_NOIO);
+				p->bio = bio;
+				p->sector = sbase + lo;
+				p->off = (lo & KM_ROW_MASK) << 9;
+				p->len = (hi - lo) << 9;
+				bio_inc_remaining(bio);
+				if (write) {
+					md_write_inc(mddev, bio);
+					md_bitmap_startwrite(mddev->bitmap, sh->sector,
+							     KM_ROW_SECTORS, false);
+				}
+				spin_lock_irq(&conf->lock);
+				km_piece_append(write ? &sh->dev[d].towrite :
+						&sh->dev[d].toread, p);
+				spin_unlock_irq(&conf->lock);
+			}
+			if (sh) {
+				km_queue_stripe(sh);
+				km_put_stripe(sh);
+			}
+		}
+	}
+}
+
+/* The member holding @loc, referenced, when it can serve the read. */
+static struct md_rdev *km_direct_rdev(struct km_conf *conf,
+				      struct km_loc *loc, int sectors)
+{
+	struct md_rdev *rdev;
+	sector_t first_bad;
+	int bad_sectors;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[loc->member].rdev);
+	if (rdev && (test_bit(Faulty, &rdev->flags) ||
+		     (!test_bit(In_sync, &rdev->flags) &&
+		      loc->msector + sectors > rdev->recovery_offset)))
+		rdev = NULL;
+	if (rdev && is_badblock(rdev, loc->msector, sectors, &first_bad,
+				&bad_sectors))
+		rdev = NULL;
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
+static void km_direct_read_done(struct bio *clone)
+{
+	struct km_read_ctx *ctx = container_of(clone, struct km_read_ctx, bio);
+	struct km_conf *conf = ctx->conf;
+	struct bio *orig = clone->bi_private;
+	blk_status_t status = clone->bi_status;
+	unsigned long flags;
+
+	rdev_dec_pending(ctx->rdev, conf->mddev);
+	bio_put(clone);
+	if (status) {
+		/* rebuild it through the stripe cache */
+		atomic_inc(&conf->active_reads);
+		spin_lock_irqsave(&conf->retry_lock, flags);
+		bio_list_add(&conf->retry_list, orig);
+		spin_unlock_irqrestore(&conf->retry_lock, flags);
+		queue_work(conf->retry_wq, &conf->retry_work);
+	} else {
+		bio_endio(orig);
+	}
+	if (atomic_dec_and_test(&conf->active_reads))
+		wake_up(&conf->wait_for_quiescent);
+}
+
+/* Retry failed direct reads through the stripe cache (a work item). */
+void km_retry_reads(struct work_struct *work)
+{
+	struct km_conf *conf = container_of(work, struct km_conf, retry_work);
+	struct bio *bio;
+
+	for (;;) {
+		spin_lock_irq(&conf->retry_lock);
+		bio = bio_list_pop(&conf->retry_list);
+		spin_unlock_irq(&conf->retry_lock);
+		if (!bio)
+			break;
+		km_attach_bio(conf, bio, false);
+		bio_endio(bio);
+		if (atomic_dec_and_test(&conf->active_reads))
+			wake_up(&conf->wait_for_quiescent);
+	}
+}
+
+/* Read one piece that lies within one chunk. */
+static void km_read_chunk(struct km_conf *conf, struct bio *bio)
+{
+	struct km_loc loc;
+	struct md_rdev *rdev;
+	struct bio *clone;
+	struct km_read_ctx *ctx;
+
+	km_map(&conf->geom, bio->bi_iter.bi_sector, &loc);
+	rdev = km_direct_rdev(conf, &loc, bio_sectors(bio));
+	if (!rdev) {
+		km_attach_bio(conf, bio, false);
+		bio_endio(bio);
+		return;
+	}
+	clone = bio_alloc_clone(rdev->bdev, bio, GFP_NOIO, &conf->bio_set);
+	ctx = container_of(clone, struct km_read_ctx, bio);
+	ctx->conf = conf;
+	ctx->rdev = rdev;
+	clone->bi_iter.bi_sector = loc.msector + rdev->data_offset;
+	clone->bi_private = bio;
+	clone->bi_end_io = km_direct_read_done;
+	/* counted until the read, or its retry, has been handed on */
+	atomic_inc(&conf->active_reads);
+	submit_bio_noacct(clone);
+}
+
+static void km_read(struct km_conf *conf, struct bio *bio)
+{
+	struct mddev *mddev = conf->mddev;
+	struct km_geom *g = &conf->geom;
+
+	for (;;) {
+		sector_t sector = bio->bi_iter.bi_sector;
+		unsigned int sectors = g->chunk_sectors -
+			(sector & (g->chunk_sectors - 1));
+		struct bio *split;
+
+		if (sectors >= bio_sectors(bio)) {
+			km_read_chunk(conf, bio);
+			return;
+		}
+		split = bio_split(bio, sectors, GFP_NOIO, &mddev->bio_set);
+		bio_chain(split, bio);
+		km_read_chunk(conf, split);
+	}
+}
+
+bool km_make_request(struct mddev *mddev, struct bio *bio)
+{
+	struct km_conf *conf = mddev->private;
+	bool write = bio_data_dir(bio) == WRITE;
+
+	if (unlikely(bio->bi_opf & REQ_PREFLUSH) &&
+	    md_flush_request(mddev, bio))
+		return true;
+	if (!md_write_start(mddev, bio))
+		return false;
+	if (unlikely(bio_op(bio) == REQ_OP_DISCARD ||
+		     bio_op(bio) == REQ_OP_WRITE_ZEROES)) {
+		bio->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bio);
+		md_write_end(mddev);
+		return true;
+	}
+	if (!bio_sectors(bio)) {
+		bio_endio(bio);
+		if (write)
+			md_write_end(mddev);
+		return true;
+	}
+	wait_event(conf->wait_for_quiescent, !READ_ONCE(conf->quiesce));
+	if (!write) {
+		km_read(conf, bio);
+		return true;
+	}
+	km_attach_bio(conf, bio, true);
+	bio_endio(bio);
+	md_write_end(mddev);
+	return true;
+}

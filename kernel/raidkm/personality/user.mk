@@ -1,0 +1,15 @@
+# The km personality's user-space parts: the layout/plan unit test and the
+# guest benchmark (make bench-vm).
+KM_PERS := $(TOP)/kernel/raidkm/personality
+
+$(BUILD)/tests/layout_test: $(TOP)/tests/unit/layout_test.c $(KM_PERS)/layout.c \
+		$(KM_PERS)/layout.h $(KM_PERS)/plan.c $(KM_PERS)/plan.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
+		$(KM_PERS)/layout.c $(KM_PERS)/plan.c
+
+UNIT_TESTS += $(BUILD)/tests/layout_test
+
+.PHONY: bench-vm
+bench-vm: vm-image
+	@$(TOP)/tools/bench/bench-vm.sh
