@@ -5,6 +5,15 @@
 
 step() { echo; echo "======== $*"; }
 
+# fio_md ARGS...: fio on /dev/md0 with crc32c verification; prints the
+# summary lines (everything when fio fails)
+fio_md() {
+	out=$(fio --name=demo --filename=/dev/md0 --direct=1 --ioengine=libaio \
+		--iodepth=8 --bs=256k --size=96M --verify=crc32c --eta=never \
+		"$@" 2>&1) || { echo "$out"; fail "fio $*"; }
+	echo "$out" | grep -E 'err=|^ *(READ|WRITE):'
+}
+
 step "Load raidkm: md now knows the km personality"
 load_raidkm
 cat /proc/mdstat
@@ -22,19 +31,15 @@ for f in data_disks parity_disks stripe_cache_size; do
 done
 
 step "fio: write 96 MiB with crc32c checksums, then verify"
-check fio --name=demo --filename=/dev/md0 --direct=1 --ioengine=libaio \
-	--iodepth=8 --rw=write --bs=256k --size=96M --verify=crc32c \
-	--do_verify=1 --group_reporting
+fio_md --rw=write --do_verify=1
 
 step "Fail three members at once: the array runs degraded"
 check mdadm_km /dev/md0 --fail /dev/ram2 --fail /dev/ram5 --fail /dev/ram9
 cat /proc/mdstat
 step "fio: read back and verify everything with 3 of 11 members gone"
-check fio --name=demo --filename=/dev/md0 --direct=1 --ioengine=libaio \
-	--iodepth=8 --rw=write --bs=256k --size=96M --verify=crc32c \
-	--verify_only --group_reporting
+fio_md --rw=write --verify_only
 
-step "Replace the failed members: the spare takes one, two are re-added fresh"
+step "Replace the failed members: the spare is already rebuilding one, two more are added"
 check mdadm_km /dev/md0 --remove /dev/ram2 /dev/ram5 /dev/ram9
 check mdadm_km --zero-superblock /dev/ram2 /dev/ram5
 check mdadm_km /dev/md0 --add /dev/ram2 /dev/ram5
@@ -46,9 +51,7 @@ cat /proc/mdstat
 check mdadm_km --detail /dev/md0
 
 step "fio: verify the data after the rebuild"
-check fio --name=demo --filename=/dev/md0 --direct=1 --ioengine=libaio \
-	--iodepth=8 --rw=write --bs=256k --size=96M --verify=crc32c \
-	--verify_only --group_reporting
+fio_md --rw=write --verify_only
 for f in full_stripe_writes rmw_writes rcw_writes reconstruct_reads; do
 	echo "/sys/block/md0/md/km/$f: $(cat /sys/block/md0/md/km/$f 2>/dev/null)"
 done
