@@ -23,29 +23,6 @@ fail() {
 	exit 1
 }
 
-stat() {
-	cat $K/$1
-}
-
-# wait_state STATE: until daemon_state is STATE (10 s at most)
-wait_state() {
-	i=0
-	while [ "$(stat daemon_state)" != "$1" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "daemon_state '$(stat daemon_state)', wanted '$1'"
-		sleep 0.1
-	done
-}
-
-# start_daemon ARGS...: raidkmd in the background; sets $daemon
-start_daemon() {
-	raidkmd --backend=cpu --threads=2 --foreground "$@" >>$LOG 2>&1 &
-	daemon=$!
-	wait_state running
-	[ "$(stat daemon_pid)" = $daemon ] || fail "daemon_pid $(stat daemon_pid), not $daemon"
-	[ "$(stat daemon_backend)" = cpu ] || fail "daemon_backend $(stat daemon_backend)"
-}
-
 # selftest N: N jobs through rkm_job_submit, all results checked
 selftest() {
 	echo "$1" >$K/selftest || fail "selftest of $1 jobs failed: $(cat $K/selftest)"
@@ -57,33 +34,33 @@ load_raidkm
 check sh -c "echo 10000 >$P/deadline_ms"
 
 note "attach and serve"
-start_daemon
+start_raidkmd
 selftest 400
-[ "$(stat jobs_offloaded)" -gt 0 ] || fail "no job offloaded"
-[ "$(stat bytes_offloaded)" -gt 0 ] || fail "no bytes offloaded"
-[ "$(stat bad_completions)" = 0 ] || fail "bad completions from a good daemon"
+[ "$(rkm_stat jobs_offloaded)" -gt 0 ] || fail "no job offloaded"
+[ "$(rkm_stat bytes_offloaded)" -gt 0 ] || fail "no bytes offloaded"
+[ "$(rkm_stat bad_completions)" = 0 ] || fail "bad completions from a good daemon"
 raidkmctl status || fail "raidkmctl status"
 raidkmctl status | grep -q "$daemon" || fail "raidkmctl status does not show the daemon's pid"
 
 note "a second daemon is refused"
 raidkmd --backend=cpu --foreground >/tmp/second.log 2>&1 && fail "second daemon ran"
 cat /tmp/second.log
-[ "$(stat daemon_pid)" = $daemon ] || fail "first daemon lost its place"
+[ "$(rkm_stat daemon_pid)" = $daemon ] || fail "first daemon lost its place"
 
 note "SIGTERM: drain and detach cleanly"
-reruns=$(stat reruns)
+reruns=$(rkm_stat reruns)
 kill -TERM $daemon
 wait $daemon || fail "raidkmd exited $? on SIGTERM"
-wait_state idle
-[ "$(stat reruns)" = "$reruns" ] || fail "a clean stop re-ran jobs"
+wait_daemon_state idle
+[ "$(rkm_stat reruns)" = "$reruns" ] || fail "a clean stop re-ran jobs"
 
 note "kill -9 with jobs in flight"
-start_daemon --fault=delay:3000000
-off=$(stat jobs_offloaded)
+start_raidkmd --fault=delay:3000000
+off=$(rkm_stat jobs_offloaded)
 echo 2000 >$K/selftest &
 st=$!
 i=0
-while [ "$(stat jobs_in_flight)" = 0 ]; do
+while [ "$(rkm_stat jobs_in_flight)" = 0 ]; do
 	i=$((i + 1))
 	[ $i -lt 200 ] || fail "no job went to the daemon"
 	sleep 0.05
@@ -93,51 +70,51 @@ kill -9 $daemon
 wait $st || fail "selftest failed after kill -9: $(cat $K/selftest)"
 cat $K/selftest
 grep -q '^jobs 2000 wrong 0 ' $K/selftest || fail "wrong results after kill -9"
-[ "$(stat reruns)" -gt "$reruns" ] || fail "re-run counter did not rise"
-wait_state idle
+[ "$(rkm_stat reruns)" -gt "$reruns" ] || fail "re-run counter did not rise"
+wait_daemon_state idle
 
 note "restart: re-attach and serve"
-start_daemon
-off=$(stat jobs_offloaded)
+start_raidkmd
+off=$(rkm_stat jobs_offloaded)
 selftest 200
-[ "$(stat jobs_offloaded)" -gt "$off" ] || fail "restarted daemon served nothing"
+[ "$(rkm_stat jobs_offloaded)" -gt "$off" ] || fail "restarted daemon served nothing"
 
 note "daemon exiting in the middle of a batch"
 kill -TERM $daemon
 wait $daemon
-wait_state idle
-reruns=$(stat reruns)
-start_daemon --fault=exit-after:40
+wait_daemon_state idle
+reruns=$(rkm_stat reruns)
+start_raidkmd --fault=exit-after:40
 selftest 400
-[ "$(stat reruns)" -gt "$reruns" ] || fail "no re-run after the daemon exited mid-batch"
-wait_state idle
+[ "$(rkm_stat reruns)" -gt "$reruns" ] || fail "no re-run after the daemon exited mid-batch"
+wait_daemon_state idle
 
 note "slow daemon: deadline missed, dropped, its late writes fenced"
 check sh -c "echo 100 >$P/deadline_ms"
-misses=$(stat deadline_misses)
-start_daemon --fault=delay:1000000
+misses=$(rkm_stat deadline_misses)
+start_raidkmd --fault=delay:1000000
 selftest 64
-[ "$(stat deadline_misses)" -gt "$misses" ] || fail "no deadline miss counted"
-[ "$(stat daemon_state)" = dropped ] || fail "slow daemon not dropped: $(stat daemon_state)"
+[ "$(rkm_stat deadline_misses)" -gt "$misses" ] || fail "no deadline miss counted"
+[ "$(rkm_stat daemon_state)" = dropped ] || fail "slow daemon not dropped: $(rkm_stat daemon_state)"
 # It wakes up after its delay, finds its arena revoked (its writes land in
 # the trash page, no SIGBUS), sees kstate CLOSED and exits by itself.
 wait $daemon
 rc=$?
 [ $rc -lt 128 ] || fail "dropped daemon died of signal $((rc - 128))"
-wait_state idle
+wait_daemon_state idle
 check sh -c "echo 10000 >$P/deadline_ms"
 
 note "corrupting daemon under verify_ppm=1000000"
 check sh -c "echo 1000000 >$P/verify_ppm"
-start_daemon --fault=corrupt:3
+start_raidkmd --fault=corrupt:3
 selftest 200
-[ "$(stat verify_mismatches)" -gt 0 ] || fail "no verify mismatch counted"
-[ "$(stat daemon_state)" != running ] || fail "corrupting daemon still attached"
-[ "$(stat daemon_pid)" = 0 ] || fail "corrupting daemon still shown"
+[ "$(rkm_stat verify_mismatches)" -gt 0 ] || fail "no verify mismatch counted"
+[ "$(rkm_stat daemon_state)" != running ] || fail "corrupting daemon still attached"
+[ "$(rkm_stat daemon_pid)" = 0 ] || fail "corrupting daemon still shown"
 dmesg | grep -q 'returned a wrong result' || fail "mismatch not logged"
 kill -9 $daemon 2>/dev/null
 wait $daemon
-wait_state idle
+wait_daemon_state idle
 check sh -c "echo 0 >$P/verify_ppm"
 
 note "daemon log"

@@ -21,26 +21,6 @@ fail() {
 }
 N=6 M=2
 
-stat() {
-	cat $K/$1
-}
-
-wait_state() {
-	i=0
-	while [ "$(stat daemon_state)" != "$1" ]; do
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "daemon_state '$(stat daemon_state)', wanted '$1'"
-		sleep 0.1
-	done
-}
-
-start_daemon() {
-	raidkmd --backend=cpu --threads=2 --foreground "$@" >>$LOG 2>&1 &
-	daemon=$!
-	wait_state running
-	[ "$(stat daemon_pid)" = $daemon ] || fail "daemon_pid $(stat daemon_pid), not $daemon"
-}
-
 FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c --do_verify=1 --verify_fatal=1"
 
 ramdisks $N 16
@@ -48,7 +28,7 @@ load_raidkm
 # TCG is slow and 2 vCPUs are shared with fio: do not drop the daemon for
 # scheduling hiccups (offload-daemon.sh covers deadlines).
 check sh -c "echo 10000 >$P/deadline_ms"
-start_daemon
+start_raidkmd
 
 check mdadm_km --create /dev/md0 --run --level=km --layout=m$M \
 	--raid-devices=$N --chunk=64 $(members $N)
@@ -58,49 +38,49 @@ S=/sys/block/md0/md
 note "fio with the daemon attached"
 check $FIO --name=seq --rw=write --bs=256k --iodepth=4 --size=24M
 check $FIO --name=rnd --rw=randwrite --bs=4k --iodepth=8 --size=8M --offset=24M --number_ios=400
-off=$(stat jobs_offloaded)
-echo "jobs offloaded $off, on the CPU $(stat jobs_cpu), bytes $(stat bytes_offloaded)"
+off=$(rkm_stat jobs_offloaded)
+echo "jobs offloaded $off, on the CPU $(rkm_stat jobs_cpu), bytes $(rkm_stat bytes_offloaded)"
 [ "$off" -gt 0 ] || fail "no job offloaded"
-[ "$(stat bad_completions)" = 0 ] || fail "bad completions"
+[ "$(rkm_stat bad_completions)" = 0 ] || fail "bad completions"
 raidkmctl status
 
 note "kill -9 during fio"
 kill -TERM $daemon
 wait $daemon || fail "raidkmd exited $? on SIGTERM"
-wait_state idle
-start_daemon --fault=delay:3000000
-reruns=$(stat reruns)
+wait_daemon_state idle
+start_raidkmd --fault=delay:3000000
+reruns=$(rkm_stat reruns)
 $FIO --name=kill --rw=randwrite --bs=16k --iodepth=8 --size=16M --number_ios=1500 >/tmp/fio-kill.log 2>&1 &
 fio=$!
 i=0
-while [ "$(stat jobs_in_flight)" = 0 ]; do
+while [ "$(rkm_stat jobs_in_flight)" = 0 ]; do
 	i=$((i + 1))
 	[ $i -lt 600 ] || fail "no job went to the daemon"
 	sleep 0.05
 done
 kill -9 $daemon
 wait $fio || { cat /tmp/fio-kill.log; fail "fio failed after kill -9 of the daemon"; }
-echo "re-runs $reruns -> $(stat reruns)"
-[ "$(stat reruns)" -gt "$reruns" ] || fail "re-run counter did not rise"
-wait_state idle
+echo "re-runs $reruns -> $(rkm_stat reruns)"
+[ "$(rkm_stat reruns)" -gt "$reruns" ] || fail "re-run counter did not rise"
+wait_daemon_state idle
 
 note "restart: re-attach and serve"
-start_daemon
-off=$(stat jobs_offloaded)
+start_raidkmd
+off=$(rkm_stat jobs_offloaded)
 check $FIO --name=again --rw=write --bs=128k --iodepth=4 --size=16M --offset=8M
-[ "$(stat jobs_offloaded)" -gt "$off" ] || fail "restarted daemon served nothing"
+[ "$(rkm_stat jobs_offloaded)" -gt "$off" ] || fail "restarted daemon served nothing"
 
 note "corrupting daemon, verify_ppm=1000000"
 kill -TERM $daemon
 wait $daemon
-wait_state idle
+wait_daemon_state idle
 check sh -c "echo 1000000 >$P/verify_ppm"
-start_daemon --fault=corrupt:5
+start_raidkmd --fault=corrupt:5
 check $FIO --name=corrupt --rw=write --bs=64k --iodepth=4 --size=16M
 check $FIO --name=corrupt-rnd --rw=randwrite --bs=4k --iodepth=8 --size=8M --offset=16M --number_ios=300
-echo "verify mismatches $(stat verify_mismatches)"
-[ "$(stat verify_mismatches)" -gt 0 ] || fail "no mismatch detected"
-[ "$(stat daemon_state)" != running ] || fail "corrupting daemon still attached"
+echo "verify mismatches $(rkm_stat verify_mismatches)"
+[ "$(rkm_stat verify_mismatches)" -gt 0 ] || fail "no mismatch detected"
+[ "$(rkm_stat daemon_state)" != running ] || fail "corrupting daemon still attached"
 dmesg | grep -q 'returned a wrong result' || fail "mismatch not logged"
 kill -9 $daemon 2>/dev/null
 wait $daemon

@@ -61,3 +61,34 @@ load_raid6() {
 	check modprobe crc32c_generic
 	check modprobe raid456
 }
+
+# --- scenarios with raidkmd (offload) ---
+RKM_SYS=/sys/kernel/raidkm
+RKMD_LOG=/tmp/raidkmd.log
+
+# rkm_stat NAME: a value from /sys/kernel/raidkm
+rkm_stat() {
+	cat $RKM_SYS/$1
+}
+
+# wait_daemon_state STATE: until daemon_state is STATE (10 s at most)
+wait_daemon_state() {
+	i=0
+	while [ "$(rkm_stat daemon_state)" != "$1" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "daemon_state '$(rkm_stat daemon_state)', wanted '$1'"
+		sleep 0.1
+	done
+}
+
+# start_raidkmd ARGS...: raidkmd with the CPU backend in the background,
+# logging to $RKMD_LOG; returns once attached; sets $daemon
+start_raidkmd() {
+	raidkmd --backend=cpu --threads=2 --foreground "$@" >>$RKMD_LOG 2>&1 &
+	daemon=$!
+	wait_daemon_state running
+	[ "$(rkm_stat daemon_pid)" = $daemon ] ||
+		fail "daemon_pid $(rkm_stat daemon_pid), not $daemon"
+	[ "$(rkm_stat daemon_backend)" = cpu ] ||
+		fail "daemon_backend $(rkm_stat daemon_backend)"
+}
