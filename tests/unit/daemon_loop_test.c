@@ -22,32 +22,8 @@
 #include "ring/rkm_ring.h"
 #include "loopback/rkm_loop_daemon.h"
 #include "rkmd_log.h"
+#include "unit_check.h"
 
-static int failures;
-static const char *cur;
-static int cur_failed;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		if (!cur_failed) \
-			printf("FAIL %s: %s (line %d)\n", cur, #cond, __LINE__); \
-		cur_failed = 1; \
-	} \
-} while (0)
-
-static void begin(const char *name)
-{
-	cur = name;
-	cur_failed = 0;
-}
-
-static void end(void)
-{
-	if (cur_failed)
-		failures++;
-	else
-		printf("PASS %s\n", cur);
-}
 
 static uint64_t rng = 0x1234567887654321ull;
 

@@ -7,7 +7,7 @@ FUZZ_RING_TEST   := $(BUILD)/tests/fuzz_ring
 DAEMON_LOOP_TEST := $(BUILD)/tests/daemon_loop_test
 UNIT_TESTS += $(RING_TEST) $(FUZZ_RING_TEST) $(DAEMON_LOOP_TEST)
 
-$(RING_TEST): $(TOP)/tests/unit/ring_test.c $(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_HDRS)
+$(RING_TEST): $(TOP)/tests/unit/ring_test.c $(TOP)/tests/unit/unit_check.h $(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LIB) $(RKM_RING_LIB) -pthread
 
@@ -31,7 +31,7 @@ $(FUZZ_LIBFUZZER): $(TOP)/tests/unit/fuzz_ring.c $(RKM_RING_SRCS) $(RKM_RING_HDR
 	clang -O1 -g -std=gnu11 -I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi \
 		-DRKM_LIBFUZZER -fsanitize=fuzzer,address,undefined -o $@ $< $(RKM_RING_SRCS)
 
-$(DAEMON_LOOP_TEST): $(TOP)/tests/unit/daemon_loop_test.c $(RKMD_LIB) $(RKM_RING_LIB) \
+$(DAEMON_LOOP_TEST): $(TOP)/tests/unit/daemon_loop_test.c $(TOP)/tests/unit/unit_check.h $(RKMD_LIB) $(RKM_RING_LIB) \
 		$(RKMD_CODEC_LIB) $(RKMD_HDRS) | $(RKMD_BIN)
 	@mkdir -p $(@D)
 	$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LINK)
