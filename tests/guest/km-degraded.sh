@@ -49,7 +49,15 @@ fiov $B --verify_only
 mdadm_km --detail /dev/md0 | grep -q 'State : .*degraded' || fail "--detail not degraded"
 
 note "recover onto two spares at once"
+# mdadm --monitor may lose the array (DeviceDisappeared) when it reads
+# sysfs while members are being removed: watch the rebuild with a new one
+sleep 2
+kill $mpid 2>/dev/null
+wait $mpid 2>/dev/null
 check mdadm_km /dev/md0 --remove /dev/ram1 /dev/ram4
+/sbin/mdadm --monitor --program=/tmp/ev.sh --delay=1 /dev/md0 </dev/null >/dev/null 2>&1 &
+mpid=$!
+sleep 2
 # throttled by md's speed limit, so that the recovering state is visible
 echo 1000 > $S/sync_speed_max
 check mdadm_km /dev/md0 --add /dev/ram6 /dev/ram7
@@ -67,7 +75,7 @@ fiov $A --verify_only
 fiov $B --verify_only
 fiov $C --verify_only
 sleep 2
-kill $mpid
+kill $mpid 2>/dev/null
 echo "monitor events:"
 cat /tmp/events
 for e in Fail DegradedArray RebuildStarted RebuildFinished SpareActive; do
