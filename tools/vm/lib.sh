@@ -92,3 +92,13 @@ start_raidkmd() {
 	[ "$(rkm_stat daemon_backend)" = cpu ] ||
 		fail "daemon_backend $(rkm_stat daemon_backend)"
 }
+
+# crash_guest: end this boot at once, like a power cut: no sync, no clean
+# stop (multi-boot scenarios, "# boots:"; the next boot sees the disks)
+crash_guest() {
+	echo "RKM-PHASE-END"
+	sleep 1		# let the console drain the marker
+	echo b >/proc/sysrq-trigger
+	sleep 10
+	fail "the guest survived sysrq-b"
+}

@@ -13,6 +13,11 @@
 #
 # A scenario fails when it exits non-zero, runs past its "# timeout:",
 # the guest dies, or the kernel prints WARNING:/BUG:/Oops/Call Trace.
+#
+# "# disks: N MIB" gives the guest N virtio disks (/dev/vda...) backed by
+# files that outlive a boot; "# boots: B" runs the scenario in B boots in a
+# row over the same disks (RKM_PHASE=1..B in the guest).  Every boot but
+# the last must end with crash_guest (lib.sh), a power cut.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,7 +53,9 @@ bad_kernel='^\[ *[0-9]+\.[0-9]+\].*(WARNING:|BUG:|Oops|Call Trace|general protec
 
 header() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
 
-# boot LOG SCENARIO...: one guest running the given scenarios in order
+# boot LOG SCENARIO...: one guest running the given scenarios in order;
+# $boot_args (extra qemu arguments) and $boot_phase apply to it
+boot_args=() boot_phase=1
 boot() {
 	local log=$1; shift
 	local work s i=0 t total=30 m=1024 hm
@@ -68,8 +75,8 @@ boot() {
 	[ $accel = kvm ] && acc=(-accel kvm -cpu host)
 	local cmd=(qemu-system-x86_64 "${acc[@]}" -smp "$smp" -m "$m"
 		-display none -no-reboot -monitor none -serial stdio
-		-kernel "$kernel" -initrd "$work/initrd"
-		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable")
+		-kernel "$kernel" -initrd "$work/initrd" "${boot_args[@]}"
+		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase")
 	if [ $show = 1 ]; then
 		timeout -k 5 "$total" "${cmd[@]}" </dev/null 2>&1 | tee "$log"
 	else
@@ -104,6 +111,46 @@ verdict() {
 	return 1
 }
 
+# run_one SCENARIO NAME LOG: its own boot(s), with its disks
+run_one() {
+	local s=$1 n=$2 log=$3 boots disks mib dir i p ok=0
+	boots=$(header boots "$s"); boots=${boots:-1}
+	disks=$(sed -n 's/^# disks: *\([0-9]*\) *\([0-9]*\).*/\1/p' "$s" | head -n 1)
+	mib=$(sed -n 's/^# disks: *\([0-9]*\) *\([0-9]*\).*/\2/p' "$s" | head -n 1)
+	boot_args=()
+	dir=""
+	if [ -n "$disks" ]; then
+		dir=$(mktemp -d)
+		for i in $(seq 1 "$disks"); do
+			truncate -s "${mib:-16}M" "$dir/disk$i.img"
+			boot_args+=(-drive "file=$dir/disk$i.img,if=virtio,format=raw,cache=unsafe")
+		done
+	fi
+	for p in $(seq 1 "$boots"); do
+		boot_phase=$p
+		if [ "$p" -lt "$boots" ]; then
+			boot "$log.boot$p" "$s"
+			if ! grep -q "RKM-PHASE-END" "$log.boot$p"; then
+				echo "FAIL guest/$n: boot $p of $boots did not end with crash_guest (see $log.boot$p)"
+				grep -v '^\[' "$log.boot$p" | tail -n 25 | sed 's/^/    | /'
+				ok=1
+				break
+			fi
+			if grep -Eq "$bad_kernel" "$log.boot$p"; then
+				echo "FAIL guest/$n: kernel warning in boot $p (see $log.boot$p)"
+				ok=1
+				break
+			fi
+		else
+			boot "$log" "$s"
+			verdict "$log" "$n" || ok=1
+		fi
+	done
+	[ -n "$dir" ] && rm -rf "$dir"
+	boot_phase=1 boot_args=()
+	return $ok
+}
+
 status=0
 if [ $one_boot = 1 ]; then
 	log=$logdir/boot-$$.log
@@ -117,8 +164,7 @@ else
 		n=$(basename "$s" .sh)
 		log=$logdir/$n.log
 		start=$(date +%s)
-		boot "$log" "$s"
-		verdict "$log" "$n" || status=1
+		run_one "$s" "$n" "$log" || status=1
 		[ $show = 1 ] || echo "    ($(($(date +%s) - start)) s, log $log)" >&2
 	done
 fi
