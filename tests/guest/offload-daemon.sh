@@ -12,16 +12,6 @@
 
 K=/sys/kernel/raidkm
 P=/sys/module/raidkm/parameters
-LOG=/tmp/raidkmd.log
-
-# on failure, show what the daemons said
-fail() {
-	echo "FAIL: $*"
-	echo "--- raidkmd log"
-	cat $LOG 2>/dev/null
-	dmesg | grep raidkm | tail -n 30
-	exit 1
-}
 
 # selftest N: N jobs through rkm_job_submit, all results checked
 selftest() {
@@ -118,6 +108,6 @@ wait_daemon_state idle
 check sh -c "echo 0 >$P/verify_ppm"
 
 note "daemon log"
-cat $LOG
+cat $RKMD_LOG
 dmesg | grep raidkm | tail -n 30
 echo "offload-daemon: ok"

@@ -9,16 +9,6 @@
 
 K=/sys/kernel/raidkm
 P=/sys/module/raidkm/parameters
-LOG=/tmp/raidkmd.log
-
-# on failure, show what the daemons said
-fail() {
-	echo "FAIL: $*"
-	echo "--- raidkmd log"
-	cat $LOG 2>/dev/null
-	dmesg | grep raidkm | tail -n 30
-	exit 1
-}
 N=6 M=2
 
 FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c --do_verify=1 --verify_fatal=1"
@@ -92,6 +82,6 @@ sleep 1
 wait_sync md0
 [ "$(cat $S/mismatch_cnt)" = 0 ] || fail "mismatch_cnt $(cat $S/mismatch_cnt)"
 check mdadm_km --stop /dev/md0
-cat $LOG
+cat $RKMD_LOG
 dmesg | grep raidkm | tail -n 20
 echo "offload-fio: ok"

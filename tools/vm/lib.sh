@@ -1,8 +1,16 @@
 # Functions for guest scenarios (sourced as /lib/raidkm/lib.sh).
 
-# fail MSG: report and end the scenario as failed
+RKMD_LOG=/tmp/raidkmd.log	# raidkmd's log when start_raidkmd runs it
+
+# fail MSG: report and end the scenario as failed (with what raidkmd
+# logged, if a daemon ran)
 fail() {
 	echo "FAIL: $*"
+	if [ -s "$RKMD_LOG" ]; then
+		echo "--- raidkmd log"
+		cat "$RKMD_LOG"
+		dmesg | grep raidkm | tail -n 30
+	fi
 	exit 1
 }
 
@@ -64,7 +72,6 @@ load_raid6() {
 
 # --- scenarios with raidkmd (offload) ---
 RKM_SYS=/sys/kernel/raidkm
-RKMD_LOG=/tmp/raidkmd.log
 
 # rkm_stat NAME: a value from /sys/kernel/raidkm
 rkm_stat() {
