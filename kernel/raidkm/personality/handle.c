@@ -69,6 +69,47 @@ static void km_copy_piece(struct km_dev *dev, struct km_piece *p,
 	}
 }
 
+/*
+ * Hold a finished write piece while md has a superblock update pending
+ * (MD_SB_CHANGE_PENDING: a member failed and the superblocks do not say
+ * so yet); km_daemon ends it once md_check_recovery has written them.
+ */
+static bool km_hold_write(struct km_conf *conf, struct km_piece *p)
+{
+	struct mddev *mddev = conf->mddev;
+	unsigned long flags;
+
+	if (!test_bit(MD_SB_CHANGE_PENDING, &mddev->sb_flags))
+		return false;
+	spin_lock_irqsave(&conf->held_lock, flags);
+	p->next = conf->held;
+	conf->held = p;
+	spin_unlock_irqrestore(&conf->held_lock, flags);
+	md_wakeup_thread(mddev->thread);
+	return true;
+}
+
+/* End the held write pieces: once md is done with the superblock, or now. */
+void km_release_held(struct km_conf *conf, bool force)
+{
+	struct km_piece *p, *next;
+	unsigned long flags;
+
+	if (!READ_ONCE(conf->held))
+		return;
+	if (!force && test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
+		return;
+	spin_lock_irqsave(&conf->held_lock, flags);
+	p = conf->held;
+	conf->held = NULL;
+	spin_unlock_irqrestore(&conf->held_lock, flags);
+	for (; p; p = next) {
+		next = p->next;
+		bio_endio(p->bio);
+		mempool_free(p, conf->piece_pool);
+	}
+}
+
 /* End one piece of a bio; the bio ends when its last piece does. */
 static void km_end_pieces(struct km_stripe *sh, struct km_piece *p,
 			  bool write, bool ok, bool bitmap_ok)
@@ -85,6 +126,8 @@ static void km_end_pieces(struct km_stripe *sh, struct km_piece *p,
 			md_bitmap_endwrite(mddev->bitmap, sh->sector,
 					   KM_ROW_SECTORS, bitmap_ok, false);
 			md_write_end(mddev);
+			if (km_hold_write(conf, p))
+				continue;
 		}
 		bio_endio(p->bio);
 		mempool_free(p, conf->piece_pool);
@@ -685,6 +728,7 @@ void km_daemon(struct md_thread *thread)
 	int handled = 0;
 
 	md_check_recovery(mddev);
+	km_release_held(conf, false);
 	blk_start_plug(&plug);
 	do {
 		while ((sh = km_next_stripe(conf))) {

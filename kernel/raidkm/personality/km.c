@@ -141,6 +141,7 @@ static struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 	conf->recovery_disabled = mddev->recovery_disabled - 1;
 	spin_lock_init(&conf->lock);
 	spin_lock_init(&conf->retry_lock);
+	spin_lock_init(&conf->held_lock);
 	bio_list_init(&conf->retry_list);
 	bio_list_init(&conf->deferred_writes);
 	INIT_WORK(&conf->retry_work, km_retry_reads);
@@ -306,6 +307,8 @@ static void km_free(struct mddev *mddev, void *priv)
 	struct km_conf *conf = priv;
 
 	flush_workqueue(conf->retry_wq);
+	/* md has written its final superblocks: end what is still held */
+	km_release_held(conf, true);
 	km_free_conf(conf);
 	mddev->to_remove = &km_attr_group;
 }

@@ -174,6 +174,13 @@ struct km_conf {
 
 	spinlock_t retry_lock;
 	struct bio_list retry_list;	/* direct reads that failed */
+	/*
+	 * Write pieces done while a superblock update is pending (a member
+	 * just failed): their bios end only once md has recorded it, so no
+	 * write is acknowledged that a crash could lose with the failure.
+	 */
+	spinlock_t held_lock;
+	struct km_piece *held;
 	struct work_struct retry_work;
 	struct workqueue_struct *retry_wq;
 	struct workqueue_struct *code_wq;	/* coding jobs, all CPUs */
@@ -197,6 +204,7 @@ bool km_stripe_busy(struct km_stripe *sh);
 /* handle.c */
 void km_handle_stripe(struct km_stripe *sh);
 void km_daemon(struct md_thread *thread);
+void km_release_held(struct km_conf *conf, bool force);
 void km_job_work(struct work_struct *work);
 km_mask_t km_piece_cover(struct km_piece *p);
 
