@@ -28,11 +28,6 @@ S=/sys/block/md0/md
 P=/sys/module/scsi_debug/parameters
 D=/sys/bus/pseudo/drivers/scsi_debug
 
-fiov() {
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
-	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
-		{ cat /tmp/fio.out; fail "fio $*"; }
-}
 A="--name=a --rw=write --bs=128k --size=24M --offset=0"
 
 # member 2 is the scsi_debug disk

@@ -16,11 +16,6 @@ S=/sys/block/md0/md
 for d in $devs; do [ -b $d ] || fail "no $d"; done
 load_raidkm
 
-fiov() {
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
-	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
-		{ cat /tmp/fio.out; fail "fio $*"; }
-}
 A="--name=a --rw=write --bs=256k --size=24M --offset=0"
 bits() {
 	mdadm_km -X /dev/vda | sed -n 's/.*Bitmap : \([0-9]*\) bits.*, \([0-9]*\) dirty.*/\1 \2/p'

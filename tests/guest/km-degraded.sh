@@ -11,11 +11,6 @@ ramdisks 8 16
 load_raidkm
 S=/sys/block/md0/md
 
-fiov() {
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
-	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
-		{ cat /tmp/fio.out; fail "fio $*"; }
-}
 A="--name=a --rw=write --bs=64k --size=12M --offset=0"
 B="--name=b --rw=randwrite --bsrange=4k-256k --size=12M --offset=16M"
 C="--name=c --rw=write --bs=12k --size=8M --offset=32M"

@@ -11,12 +11,6 @@ rmmod brd 2>/dev/null
 
 load_raidkm
 
-fiov() {
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
-	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
-		{ cat /tmp/fio.out; fail "fio $*"; }
-}
-
 one() {
 	k=$1 m=$2 chunk=$3 mib=$4
 	n=$((k + m))

@@ -12,12 +12,6 @@ ramdisks $N 16
 load_raidkm
 S=/sys/block/md0/md
 
-fiov() {
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
-	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
-		{ cat /tmp/fio.out; fail "fio $*"; }
-}
-
 check mdadm_km --create /dev/md0 --run --assume-clean --level=km --layout=m$M \
 	--raid-devices=$N --chunk=64 --size=4096 $(members $N)
 small=$(blockdev --getsize64 /dev/md0)

@@ -12,11 +12,6 @@ ramdisks $N 8
 load_raidkm
 S=/sys/block/md0/md
 
-fiov() {
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
-	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
-		{ cat /tmp/fio.out; fail "fio $*"; }
-}
 A="--name=a --rw=write --bs=256k --size=24M --offset=0"
 
 check mdadm_km --create /dev/md0 --run --assume-clean --level=km --layout=m$M \

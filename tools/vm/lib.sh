@@ -56,6 +56,15 @@ mdadm_km() {
 	/sbin/mdadm "$@" </dev/null
 }
 
+# fiov FIO-ARGS...: fio on /dev/md0 (direct, libaio, depth 8) with crc32c
+# verification that stops at the first bad block; prints fio's output
+# only when it fails
+fiov() {
+	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
+	    --verify_fatal=1 --iodepth=8 "$@" >/tmp/fio.out 2>&1 ||
+		{ cat /tmp/fio.out; fail "fio $*"; }
+}
+
 # wait_sync MD: wait until resync/recovery on /dev/MD is over
 wait_sync() {
 	while grep -A3 "^$1 " /proc/mdstat | grep -Eq 'resync|recovery|reshape|check'; do

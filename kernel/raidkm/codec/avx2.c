@@ -17,25 +17,7 @@ struct rkm_nib {
 #define RKM_CTX		struct rkm_nib
 #define RKM_T		struct rkm_nib
 
-static inline __m256i rkm_v_ld(const rkm_u8 *p)
-{
-	return _mm256_loadu_si256((const __m256i *)p);
-}
-
-static inline void rkm_v_st(rkm_u8 *p, __m256i v)
-{
-	_mm256_storeu_si256((__m256i *)p, v);
-}
-
-static inline __m256i rkm_v_xor(__m256i a, __m256i b)
-{
-	return _mm256_xor_si256(a, b);
-}
-
-static inline __m256i rkm_v_zero(void)
-{
-	return _mm256_setzero_si256();
-}
+#include "simd_v256.h"
 
 static inline __m256i rkm_v_mul2(__m256i v)
 {

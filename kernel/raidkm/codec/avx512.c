@@ -18,25 +18,7 @@ struct rkm_nib {
 #define RKM_CTX		struct rkm_nib
 #define RKM_T		struct rkm_nib
 
-static inline __m512i rkm_v_ld(const rkm_u8 *p)
-{
-	return _mm512_loadu_si512((const void *)p);
-}
-
-static inline void rkm_v_st(rkm_u8 *p, __m512i v)
-{
-	_mm512_storeu_si512((void *)p, v);
-}
-
-static inline __m512i rkm_v_xor(__m512i a, __m512i b)
-{
-	return _mm512_xor_si512(a, b);
-}
-
-static inline __m512i rkm_v_zero(void)
-{
-	return _mm512_setzero_si512();
-}
+#include "simd_v512.h"
 
 static inline __m512i rkm_v_mul2(__m512i v)
 {

@@ -20,25 +20,7 @@
 #define RKM_CTX		__m512i
 #define RKM_T		__m512i
 
-static inline __m512i rkm_v_ld(const rkm_u8 *p)
-{
-	return _mm512_loadu_si512((const void *)p);
-}
-
-static inline void rkm_v_st(rkm_u8 *p, __m512i v)
-{
-	_mm512_storeu_si512((void *)p, v);
-}
-
-static inline __m512i rkm_v_xor(__m512i a, __m512i b)
-{
-	return _mm512_xor_si512(a, b);
-}
-
-static inline __m512i rkm_v_zero(void)
-{
-	return _mm512_setzero_si512();
-}
+#include "simd_v512.h"
 
 static inline __m512i rkm_v_mul2(__m512i v)
 {
@@ -95,25 +77,7 @@ static inline __m512i rkm_v_term(__m512i t, __m512i d)
 #define RKM_CTX		__m256i
 #define RKM_T		__m256i
 
-static inline __m256i rkm_v_ld(const rkm_u8 *p)
-{
-	return _mm256_loadu_si256((const __m256i *)p);
-}
-
-static inline void rkm_v_st(rkm_u8 *p, __m256i v)
-{
-	_mm256_storeu_si256((__m256i *)p, v);
-}
-
-static inline __m256i rkm_v_xor(__m256i a, __m256i b)
-{
-	return _mm256_xor_si256(a, b);
-}
-
-static inline __m256i rkm_v_zero(void)
-{
-	return _mm256_setzero_si256();
-}
+#include "simd_v256.h"
 
 static inline __m256i rkm_v_mul2(__m256i v)
 {
