@@ -552,45 +552,45 @@ static int same_plan(const struct rkmd_job *j, const struct rkmd_job *h)
 		j->mask == h->mask);
 }
 
+/*
+ * Make a pinned host buffer and its device twin hold at least @need
+ * elements of @elem bytes (capacity doubles from @first); on failure both
+ * are freed and the capacity is 0.
+ */
+static cudaError_t grow_pair(void **host, void **dev, size_t *cap,
+			     size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	cudaError_t e;
+
+	if (need <= *cap)
+		return cudaSuccess;
+	while (c < need)
+		c *= 2;
+	cudaFreeHost(*host);
+	cudaFree(*dev);
+	*host = NULL;
+	*dev = NULL;
+	*cap = 0;
+	e = cudaMallocHost(host, c * elem);
+	if (e == cudaSuccess)
+		e = cudaMalloc(dev, c * elem);
+	if (e != cudaSuccess)
+		return e;
+	*cap = c;
+	return cudaSuccess;
+}
+
 static cudaError_t grow(struct slot *sl, size_t ntab, size_t nflags)
 {
 	cudaError_t e;
 
-	if (ntab > sl->tabcap) {
-		size_t cap = sl->tabcap ? sl->tabcap : 4096;
-
-		while (cap < ntab)
-			cap *= 2;
-		cudaFreeHost(sl->htab);
-		cudaFree(sl->dtab);
-		sl->htab = NULL;
-		sl->dtab = NULL;
-		sl->tabcap = 0;
-		e = cudaMallocHost(&sl->htab, cap * sizeof(uint64_t));
-		if (e == cudaSuccess)
-			e = cudaMalloc(&sl->dtab, cap * sizeof(uint64_t));
-		if (e != cudaSuccess)
-			return e;
-		sl->tabcap = cap;
-	}
-	if (nflags > sl->flagcap) {
-		size_t cap = sl->flagcap ? sl->flagcap : 1024;
-
-		while (cap < nflags)
-			cap *= 2;
-		cudaFreeHost(sl->hflags);
-		cudaFree(sl->dflags);
-		sl->hflags = NULL;
-		sl->dflags = NULL;
-		sl->flagcap = 0;
-		e = cudaMallocHost(&sl->hflags, cap * sizeof(int32_t));
-		if (e == cudaSuccess)
-			e = cudaMalloc(&sl->dflags, cap * sizeof(int32_t));
-		if (e != cudaSuccess)
-			return e;
-		sl->flagcap = cap;
-	}
-	return cudaSuccess;
+	e = grow_pair((void **)&sl->htab, (void **)&sl->dtab, &sl->tabcap,
+		      ntab, sizeof(uint64_t), 4096);
+	if (e != cudaSuccess)
+		return e;
+	return grow_pair((void **)&sl->hflags, (void **)&sl->dflags,
+			 &sl->flagcap, nflags, sizeof(int32_t), 1024);
 }
 
 static void fill_table(const struct cuda_backend *b, const struct plan *p,
