@@ -418,7 +418,8 @@ static void test_impl(const char *impl)
 	char name[64];
 	int g, bad = 0, cases = 0;
 
-	snprintf(name, sizeof(name), "impl-%s", impl);
+	snprintf(name, sizeof(name), "impl-%s%s", impl,
+		 rkm_decode_form() ? "-syndrome" : "");
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
 		int k = geo[g][0], m = geo[g][1], li, ai, i;
 		struct rkm_code *c = rkm_code_create(k, m);
@@ -550,8 +551,9 @@ static void test_decode_exhaustive(void)
 	if (bad)
 		FAIL("decode-exhaustive", "%ld of %ld patterns wrong", bad, patterns);
 	else
-		printf("PASS decode-exhaustive (%ld erasure patterns, all (k,m) with k+m <= 20, impl %s)\n",
-		       patterns, rkm_codec_impl());
+		printf("PASS decode-exhaustive (%ld erasure patterns, all (k,m) with k+m <= 20, impl %s, %s form)\n",
+		       patterns, rkm_codec_impl(),
+		       rkm_decode_form() ? "syndrome" : "rows");
 }
 
 /* fixed-seed random patterns for large geometries; decode_matrix agrees */
@@ -789,7 +791,7 @@ static void test_cache(void)
 int main(void)
 {
 	const char *best;
-	int i;
+	int i, form;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ref_tables();
@@ -809,9 +811,17 @@ int main(void)
 			continue;
 		}
 		test_pq(impls[i]);
+		/* decode both ways: plain rows, and the syndrome form */
+		rkm_decode_form_set(0);
+		test_impl(impls[i]);
+		rkm_decode_form_set(1);
 		test_impl(impls[i]);
 	}
 	rkm_codec_use(best);
+	form = rkm_decode_form();
+	rkm_decode_form_set(!form);
+	test_decode_exhaustive();
+	rkm_decode_form_set(form);
 	test_decode_exhaustive();
 	test_decode_large();
 	test_check_locate();

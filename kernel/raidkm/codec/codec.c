@@ -2,7 +2,7 @@
 /*
  * The codec's operations on a (k, m) code: encode, decode with a bounded
  * cache of decode matrices, delta update, check and locate.  All of them
- * are one prepared-matrix multiply (rkm_run_mul).
+ * are prepared-matrix multiplies (rkm_run_mul).
  */
 #include "rkm_codec_int.h"
 #include "rkm_codec.h"
@@ -23,11 +23,21 @@ struct rkm_dent {
 	rkm_u8 idx[RKM_MAX_M];		/* erased chunk indices, ascending */
 	rkm_u8 *scratch;		/* 2 * k * k + m * k bytes */
 	struct rkm_mat *mt;		/* nerased x k */
+	/*
+	 * Syndrome form (pq set): the erased data is rebuilt from the P/Q
+	 * syndromes of the surviving data, then the small system is solved;
+	 * erased parity is re-encoded from the data.  See rkm_dent_build().
+	 */
+	int pq;
+	struct rkm_mat *solve;		/* ed x ed, ed <= 2 */
+	struct rkm_mat *pmt;		/* erased parity rows, x k */
 };
 
 struct rkm_code {
 	int k, m;
 	struct rkm_mat *enc;		/* m x k parity matrix */
+	struct rkm_mat *syn_q;		/* row 1 (Q) of enc; m >= 2 */
+	struct rkm_mat *syn_pq;		/* rows 0, 1 (P, Q) of enc; m >= 2 */
 	rkm_lock_t lock;
 	rkm_u64 clock;
 	struct rkm_dent *last;		/* most recent hit: a degraded array */
@@ -36,6 +46,19 @@ struct rkm_code {
 	rkm_u8 *mem;			/* slot matrices and scratch */
 	rkm_size_t slot_bytes;
 };
+
+/* Decode in syndrome form where it applies: chosen at init (select.c). */
+static int rkm_syndrome_form = 1;
+
+void rkm_decode_form_set(int syndrome)
+{
+	rkm_write_once(rkm_syndrome_form, syndrome);
+}
+
+int rkm_decode_form(void)
+{
+	return rkm_read_once(rkm_syndrome_form);
+}
 
 static int rkm_popcount(rkm_u64 v)
 {
@@ -58,14 +81,16 @@ int rkm_code_m(const struct rkm_code *c)
 
 static rkm_size_t rkm_dent_bytes(int k, int m)
 {
-	return ((rkm_mat_size(m, k) + 2 * k * k + m * k) + 63) &
-		~(rkm_size_t)63;
+	return ((2 * rkm_mat_size(m, k) + rkm_mat_size(2, 2) + 2 * k * k +
+		 m * k) + 63) & ~(rkm_size_t)63;
 }
 
 static int rkm_dent_init(struct rkm_dent *d, rkm_u8 *mem, int k, int m)
 {
 	d->mt = (struct rkm_mat *)mem;
-	d->scratch = mem + rkm_mat_size(m, k);
+	d->pmt = (struct rkm_mat *)(mem + rkm_mat_size(m, k));
+	d->solve = (struct rkm_mat *)(mem + 2 * rkm_mat_size(m, k));
+	d->scratch = mem + 2 * rkm_mat_size(m, k) + rkm_mat_size(2, 2);
 	return 0;
 }
 
@@ -85,6 +110,14 @@ struct rkm_code *rkm_code_create(int k, int m)
 	rkm_lock_init(&c->lock);
 	rkm_parity_matrix(k, m, coef);
 	c->enc = rkm_mat_alloc(m, k, coef);
+	if (m >= 2) {
+		c->syn_q = rkm_mat_alloc(1, k, coef + k);
+		c->syn_pq = rkm_mat_alloc(2, k, coef);
+		if (!c->syn_q || !c->syn_pq) {
+			rkm_code_destroy(c);
+			return NULL;
+		}
+	}
 	c->slot_bytes = rkm_dent_bytes(k, m);
 	c->nslots = RKM_CACHE_BYTES / c->slot_bytes;
 	if (c->nslots < RKM_CACHE_MIN)
@@ -109,6 +142,8 @@ void rkm_code_destroy(struct rkm_code *c)
 	rkm_lock_destroy(&c->lock);
 	rkm_free(c->mem);
 	rkm_free(c->slots);
+	rkm_free(c->syn_pq);
+	rkm_free(c->syn_q);
 	rkm_free(c->enc);
 	rkm_free(c);
 }
@@ -177,6 +212,23 @@ static int rkm_dent_build(struct rkm_code *c, struct rkm_dent *d)
 		}
 	}
 	rkm_mat_prepare(d->mt, ne, k, rows);
+
+	/*
+	 * Syndrome form, when the parity rebuilding the data is Q, or P and
+	 * Q: S = parity[Sp] + P[Sp][Sd] D[Sd] takes only XOR and doublings
+	 * (Horner), then D[Ed] = B^-1 S is ed * ed table terms per byte,
+	 * against ed * k for the plain rows.  P alone is a plain XOR row
+	 * already.
+	 */
+	d->pq = c->syn_q && d->surv[k - 1] == k + 1 &&
+		(ed == 1 || (ed == 2 && d->surv[k - 2] == k));
+	if (d->pq) {
+		rkm_mat_prepare(d->solve, ed, ed, binv);
+		for (i = ed; i < ne; i++)
+			memcpy(rows + (i - ed) * k, p + (d->idx[i] - k) * k, k);
+		if (ne > ed)
+			rkm_mat_prepare(d->pmt, ne - ed, k, rows);
+	}
 	return 0;
 }
 
@@ -277,6 +329,30 @@ int rkm_encode(struct rkm_code *c, rkm_size_t len,
 	return 0;
 }
 
+/*
+ * Decode in syndrome form: @in are the survivors (data Sd, then parity
+ * Sp), @out the erased chunks (data Ed, then parity).  Each erased data
+ * buffer first takes its syndrome, which the in-place solve turns into
+ * the data; the erased parity is then encoded from the complete data.
+ */
+static void rkm_decode_pq(struct rkm_code *c, struct rkm_dent *d,
+			  rkm_size_t len, const rkm_u8 *const *in,
+			  rkm_u8 *const *out, rkm_u8 *const *chunks)
+{
+	int k = c->k, ed = d->solve->nout, ns = k - ed, i;
+
+	for (i = 0; i < ed; i++)
+		memcpy(out[i], in[ns + i], len);
+	if (ns)
+		rkm_run_mul(ed == 2 ? c->syn_pq : c->syn_q, d->surv, ns, len,
+			    in, out, 1);
+	rkm_run_mul(d->solve, NULL, ed, len, (const rkm_u8 *const *)out,
+		    out, 0);
+	if (d->nerased > ed)
+		rkm_run_mul(d->pmt, NULL, k, len,
+			    (const rkm_u8 *const *)chunks, out + ed, 0);
+}
+
 int rkm_decode(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
 	       rkm_u8 *const *chunks)
 {
@@ -294,7 +370,10 @@ int rkm_decode(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
 		in[i] = chunks[d->surv[i]];
 	for (i = 0; i < d->nerased; i++)
 		out[i] = chunks[d->idx[i]];
-	rkm_run_mul(d->mt, NULL, c->k, len, in, out, 0);
+	if (d->pq && rkm_decode_form())
+		rkm_decode_pq(c, d, len, in, out, chunks);
+	else
+		rkm_run_mul(d->mt, NULL, c->k, len, in, out, 0);
 	rkm_dent_put(c, d);
 	return 0;
 }

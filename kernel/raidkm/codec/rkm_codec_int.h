@@ -78,6 +78,15 @@ void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
 		     const rkm_u8 *coef);
 struct rkm_mat *rkm_mat_alloc(int nout, int nin, const rkm_u8 *coef);
 
+/*
+ * codec.c: decode m = 2-style patterns (the data rebuilt from Q, or from P
+ * and Q) in syndrome form (1) or with plain rows (0).  The syndrome form
+ * needs fewer table terms but three passes over the chunks; select.c
+ * measures both for the chosen implementation.
+ */
+void rkm_decode_form_set(int syndrome);
+int rkm_decode_form(void);
+
 /* select.c: the implementation in use, and the sliced runner */
 const struct rkm_ops *rkm_ops_current(void);
 void rkm_run_mul(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,

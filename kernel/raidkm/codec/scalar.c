@@ -3,13 +3,16 @@
  * Scalar reference kernel: the full 256 x 256 multiplication table, one
  * byte at a time (coefficient 1 as 64-bit XOR).  Every other kernel is
  * checked against this one; it uses none of the prepared SIMD tables.
+ * Outputs may alias up to RKM_SCALAR_INPLACE inputs, as with the SIMD
+ * kernels (each of which reads a strip of every input before it writes).
  */
 #include "rkm_codec_int.h"
+#include "rkm_codec.h"
 
-static void rkm_scalar_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
-			   int nin, rkm_size_t off, rkm_size_t len,
-			   const rkm_u8 *const *in, rkm_u8 *const *out,
-			   int acc)
+static void rkm_scalar_rows(const struct rkm_mat *mt, const rkm_u8 *cols,
+			    int nin, rkm_size_t off, rkm_size_t len,
+			    const rkm_u8 *const *in, rkm_u8 *const *out,
+			    int acc)
 {
 	int r, j;
 	rkm_size_t i;
@@ -41,6 +44,39 @@ static void rkm_scalar_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
 			for (i = 0; i < len; i++)
 				d[i] ^= t[s[i]];
 		}
+	}
+}
+
+/* Up to this many inputs may also be outputs (an in-place solve). */
+#define RKM_SCALAR_INPLACE	4
+
+static void rkm_scalar_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
+			   int nin, rkm_size_t off, rkm_size_t len,
+			   const rkm_u8 *const *in, rkm_u8 *const *out,
+			   int acc)
+{
+	rkm_u8 tmp[RKM_SCALAR_INPLACE][64];
+	const rkm_u8 *ip[RKM_SCALAR_INPLACE];
+	rkm_u8 *op[RKM_MAX_M];
+	rkm_size_t pos;
+	int r, j, alias = 0;
+
+	for (r = 0; r < mt->nout; r++)
+		for (j = 0; j < nin; j++)
+			alias |= out[r] == in[j];
+	if (!alias || nin > RKM_SCALAR_INPLACE || mt->nout > RKM_MAX_M) {
+		rkm_scalar_rows(mt, cols, nin, off, len, in, out, acc);
+		return;
+	}
+	/* 64 bytes at a time, every input read before any output is written */
+	for (pos = off; pos < off + len; pos += 64) {
+		for (j = 0; j < nin; j++) {
+			memcpy(tmp[j], in[j] + pos, 64);
+			ip[j] = tmp[j];
+		}
+		for (r = 0; r < mt->nout; r++)
+			op[r] = out[r] + pos;
+		rkm_scalar_rows(mt, cols, nin, 0, 64, ip, op, acc);
 	}
 }
 

@@ -215,6 +215,16 @@ static void km_set_limits(struct km_conf *conf)
 				  rdev->data_offset << 9);
 	blk_queue_max_discard_sectors(mddev->queue, 0);
 	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
+	/*
+	 * Bios are cut per chunk (reads) or per stripe row (writes) here, so
+	 * the members' own limits need not shrink what md hands over: take
+	 * at least a whole data stripe, and no less than 1 MiB, at once.
+	 */
+	blk_queue_max_hw_sectors(mddev->queue,
+				 clamp_t(unsigned int,
+					 mddev->chunk_sectors * conf->geom.k,
+					 KM_MIN_REQ_SECTORS, KM_MAX_REQ_SECTORS));
+	blk_queue_max_segments(mddev->queue, USHRT_MAX);
 }
 
 static int km_run(struct mddev *mddev)

@@ -34,6 +34,10 @@
 #define KM_MIN_STRIPES		16
 #define KM_MAX_STRIPES		32768
 
+/* Bounds of the largest bio md passes in (sectors). */
+#define KM_MIN_REQ_SECTORS	2048		/* 1 MiB */
+#define KM_MAX_REQ_SECTORS	16384		/* 8 MiB */
+
 /* A part of one bio that falls into one member page of a stripe row. */
 struct km_piece {
 	struct km_piece *next;
@@ -197,6 +201,7 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 				bool noblock);
 void km_put_stripe(struct km_stripe *sh);
 void km_queue_stripe(struct km_stripe *sh);
+void km_queue_stripe_plugged(struct km_stripe *sh);
 struct km_stripe *km_next_stripe(struct km_conf *conf);
 int km_set_cache_size(struct km_conf *conf, int size);
 bool km_stripe_busy(struct km_stripe *sh);

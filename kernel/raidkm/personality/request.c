@@ -74,7 +74,7 @@ static void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
 				spin_unlock_irq(&conf->lock);
 			}
 			if (sh) {
-				km_queue_stripe(sh);
+				km_queue_stripe_plugged(sh);
 				km_put_stripe(sh);
 			}
 		}

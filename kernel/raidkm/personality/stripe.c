@@ -6,6 +6,7 @@
  * stripe.  Idle stripes keep their pages (and what they cache) on the
  * inactive list until they are reused or the cache shrinks.
  */
+#include <linux/blkdev.h>
 #include <linux/slab.h>
 #include <linux/hash.h>
 #include "km.h"
@@ -174,7 +175,7 @@ bool km_stripe_busy(struct km_stripe *sh)
 }
 
 /* Queue a stripe for the handler thread. */
-void km_queue_stripe(struct km_stripe *sh)
+static void km_enqueue(struct km_stripe *sh)
 {
 	struct km_conf *conf = sh->conf;
 	unsigned long flags;
@@ -185,7 +186,37 @@ void km_queue_stripe(struct km_stripe *sh)
 		list_add_tail(&sh->lru, &conf->handle_list);
 	}
 	spin_unlock_irqrestore(&conf->lock, flags);
+}
+
+void km_queue_stripe(struct km_stripe *sh)
+{
+	km_enqueue(sh);
+	md_wakeup_thread(sh->conf->mddev->thread);
+}
+
+static void km_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	struct km_conf *conf = cb->data;
+
 	md_wakeup_thread(conf->mddev->thread);
+	kfree(cb);
+}
+
+/*
+ * Queue a stripe for a submitter: when it holds a plug (a batch of
+ * io_submit, a filesystem's writeback), the md thread is woken once when
+ * the batch is unplugged, not once per bio, and finds every stripe of the
+ * batch on its list.
+ */
+void km_queue_stripe_plugged(struct km_stripe *sh)
+{
+	struct km_conf *conf = sh->conf;
+
+	if (!blk_check_plugged(km_unplug, conf, sizeof(struct blk_plug_cb))) {
+		km_queue_stripe(sh);
+		return;
+	}
+	km_enqueue(sh);
 }
 
 /* Drop a reference; an unused, idle stripe goes to the inactive list. */
