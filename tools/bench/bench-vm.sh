@@ -11,7 +11,7 @@ save=0
 logdir=$top/build/vm/bench
 mkdir -p "$logdir"
 # the guest has no environment of ours: settings go into its copy
-sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
+sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-4}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
 	"$top/tools/bench/km-bench-guest.sh" >"$logdir/km-bench-guest.sh"
 rc=0

@@ -109,11 +109,13 @@ static inline __m256i rkm_v_term(__m256i t, __m256i d)
 const struct rkm_ops rkm_ops_gfni = {
 	.name = "gfni",
 	.simd = 1,
+	.one_op_mul = 1,
 	.mul = rkm_gfni512_mul,
 };
 
 const struct rkm_ops rkm_ops_gfni_avx2 = {
 	.name = "gfni-avx2",
 	.simd = 1,
+	.one_op_mul = 1,
 	.mul = rkm_gfni256_mul,
 };

@@ -44,6 +44,7 @@ typedef void (*rkm_mul_fn)(const struct rkm_mat *mt, const rkm_u8 *cols,
 struct rkm_ops {
 	const char *name;
 	int simd;			/* needs kernel_fpu_begin/end */
+	int one_op_mul;			/* multiplies in one instruction (GFNI) */
 	rkm_mul_fn mul;
 };
 

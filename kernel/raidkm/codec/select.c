@@ -269,6 +269,15 @@ static void rkm_choose_decode_form(void)
 	rkm_u64 best[2] = { 0, 0 }, t;
 	int i, form, trial;
 
+	/*
+	 * A one-instruction multiply makes table terms as cheap as the XOR
+	 * and doubling of the syndromes: the plain rows' single pass wins.
+	 */
+	if (rkm_ops_current()->one_op_mul) {
+		rkm_decode_form_set(0);
+		rkm_info("raidkm: codec decode form rows (one-instruction multiply)\n");
+		goto out;
+	}
 	if (!c || !buf)
 		goto out;
 	for (i = 0; i < RKM_BENCH_K + 2; i++) {
