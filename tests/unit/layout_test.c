@@ -148,22 +148,39 @@ static const char *check_plan(void)
 	km_plan_write(4, 2, 0x3, 0x1, 0, 0, &p);
 	if (p.kind != KM_WRITE_RCW || p.read != 0xe)
 		return "partial chunk under rcw";
-	/* degraded: data 2 lost, write data 0: read all survivors, decode 2 */
+	/*
+	 * degraded: data 2 lost, write data 0: read the first 4 survivors
+	 * (old data 0 too: the decode needs it), decode 2
+	 */
 	km_plan_write(4, 2, 0x1, 0x1, 0, 0x4, &p);
-	if (p.kind != KM_WRITE_RCW || p.read != (0x3f & ~0x4 & ~0x0) ||
-	    p.decode != 0x4)
-		return "degraded data: expected all survivors read and one decode";
+	if (p.kind != KM_WRITE_RCW || p.read != 0x1b || p.decode != 0x4)
+		return "degraded data: expected k survivors read and one decode";
 	/* degraded parity only: no decode needed for rcw */
 	km_plan_write(4, 2, 0x1, 0x1, 0, 0x10, &p);
 	if (p.decode || p.read != 0xe)
 		return "lost parity: rcw needs no decode";
 	/* a read of lost data 1 in 4+2 with parity 5 also lost */
 	p.need = 0x2;
-	km_plan_fetch(6, 0x22, 0, &p);
+	km_plan_fetch(4, 6, 0x22, 0, &p);
 	if (p.read != 0x1d || p.decode != 0x22)
 		return "degraded read fetch";
+	/* one lost: k survivors, not all five */
 	p.need = 0x2;
-	km_plan_fetch(6, 0, 0, &p);
+	km_plan_fetch(4, 6, 0x2, 0, &p);
+	if (p.read != 0x1d || p.decode != 0x2)
+		return "degraded read fetch reads k survivors";
+	/* survivors already cached are not read again */
+	p.need = 0x2;
+	km_plan_fetch(4, 6, 0x2, 0x5, &p);
+	if (p.read != 0x18 || p.decode != 0x2)
+		return "degraded read fetch with cached survivors";
+	/* a check needs every chunk: all survivors in one round */
+	p.need = 0x3f;
+	km_plan_fetch(4, 6, 0x2, 0, &p);
+	if (p.read != 0x3d || p.decode != 0x2)
+		return "fetch of a whole degraded row";
+	p.need = 0x2;
+	km_plan_fetch(4, 6, 0, 0, &p);
 	if (p.read != 0x2 || p.decode)
 		return "healthy read fetch";
 	return NULL;

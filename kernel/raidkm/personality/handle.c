@@ -598,7 +598,11 @@ static void km_advance(struct km_stripe *sh)
 		need |= km_flag_mask(sh, KM_DEV_READ_ERR);
 		break;
 	case KM_RD_SYNC:
-		need |= km_mask_all(n);
+		/* recovery writes only what is lost; the others check all */
+		if (sh->sync_mode == KM_SYNC_RECOVER)
+			need |= failed;
+		else
+			need |= km_mask_all(n);
 		break;
 	case KM_RD_WRITE: {
 		km_mask_t full = 0;
@@ -620,7 +624,7 @@ static void km_advance(struct km_stripe *sh)
 	if (!need && sh->round == KM_RD_NONE)
 		return;
 	plan.need = need;
-	km_plan_fetch(n, failed, uptodate, &plan);
+	km_plan_fetch(k, n, failed, uptodate, &plan);
 	if (plan.read) {
 		km_submit_reads(sh, plan.read, sh->round == KM_RD_SYNC);
 		return;

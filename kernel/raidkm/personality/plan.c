@@ -16,15 +16,28 @@ int km_popcount(km_mask_t x)
 	return c;
 }
 
-void km_plan_fetch(int n, km_mask_t failed, km_mask_t uptodate,
+void km_plan_fetch(int k, int n, km_mask_t failed, km_mask_t uptodate,
 		   struct km_plan *plan)
 {
 	km_mask_t all = km_mask_all(n);
 	km_mask_t missing = plan->need & ~uptodate & all;
 
 	if (missing & failed) {
-		plan->read = all & ~failed & ~uptodate;
-		plan->decode = all & failed & ~uptodate;
+		km_mask_t lost = all & failed & ~uptodate;
+		km_mask_t avail = all & ~lost, surv = 0;
+		int i, c = 0;
+
+		/* the codec rebuilds from the first k chunks not lost */
+		for (i = 0; i < n && c < k; i++)
+			if (avail & ((km_mask_t)1 << i)) {
+				surv |= (km_mask_t)1 << i;
+				c++;
+			}
+		/* other chunks needed as well: read them in the same round */
+		if (plan->need & avail & ~surv & ~uptodate)
+			surv = avail;
+		plan->read = surv & ~uptodate;
+		plan->decode = lost;
 	} else {
 		plan->read = missing;
 		plan->decode = 0;
@@ -56,7 +69,7 @@ void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
 		/* degraded: always reconstruct (decoding what is lost) */
 		plan->kind = KM_WRITE_RCW;
 		plan->need = rcw_need;
-		km_plan_fetch(n, failed, uptodate, plan);
+		km_plan_fetch(k, n, failed, uptodate, plan);
 		return;
 	}
 
@@ -73,5 +86,5 @@ void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
 		plan->kind = KM_WRITE_RCW;
 		plan->need = rcw_need;
 	}
-	km_plan_fetch(n, failed, uptodate, plan);
+	km_plan_fetch(k, n, failed, uptodate, plan);
 }

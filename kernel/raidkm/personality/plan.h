@@ -40,10 +40,12 @@ int km_popcount(km_mask_t x);
 
 /*
  * Fill read/decode for plan->need: chunks in need that are not uptodate
- * are read, unless one of them is failed; then every surviving chunk that
- * is not uptodate is read and every failed one not uptodate is decoded.
+ * are read, unless one of them is failed; then every failed chunk not
+ * uptodate is decoded, from the first k chunks that are not (the codec's
+ * survivors), and of those the ones not uptodate are read.  If need holds
+ * more surviving chunks than that, every surviving chunk is read.
  */
-void km_plan_fetch(int n, km_mask_t failed, km_mask_t uptodate,
+void km_plan_fetch(int k, int n, km_mask_t failed, km_mask_t uptodate,
 		   struct km_plan *plan);
 
 /*
