@@ -18,7 +18,7 @@ rc=0
 "$top/tools/vm/run-scenario.sh" --logdir "$logdir" ${BENCH_IMAGE:+--image "$BENCH_IMAGE"} "$logdir/km-bench-guest.sh" || rc=$?
 log=$logdir/km-bench-guest.log
 [ -f "$log" ] || { echo "bench-vm: no log" >&2; exit 1; }
-out=$( { echo "# bench-vm $(date -u +%Y-%m-%dT%H:%MZ), host $(nproc) CPUs, QEMU TCG guest, kernel $(ls /lib/modules | grep -E '^6\.1\.' | sort -V | tail -1)"; grep -E '^(BENCH|RATIO)' "$log"; } )
+out=$( { echo "# bench-vm $(date -u +%Y-%m-%dT%H:%MZ), host $(nproc) CPUs, QEMU TCG guest, kernel $(ls /lib/modules | grep -E '^6\.1\.' | sort -V | tail -1)"; grep -E '^(BENCH|RATIO|MEDIAN-RATIO)' "$log"; } )
 echo "$out"
 if [ $save = 1 ] && [ $rc = 0 ]; then
 	mkdir -p "$top/bench/results"
