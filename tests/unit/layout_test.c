@@ -119,6 +119,21 @@ static const char *check_parity(int n, int m)
 
 static const char *check_plan(void)
 {
+	static const struct {
+		km_mask_t need, failed, uptodate, read, decode;
+		const char *what;
+	} fetch[] = {
+		/* a read of lost data 1 with parity 5 also lost */
+		{ 0x2, 0x22, 0, 0x1d, 0x22, "degraded read fetch" },
+		/* one lost: k survivors, not all five */
+		{ 0x2, 0x2, 0, 0x1d, 0x2, "degraded read fetch reads k survivors" },
+		/* survivors already cached are not read again */
+		{ 0x2, 0x2, 0x5, 0x18, 0x2, "degraded read fetch with cached survivors" },
+		/* a check needs every chunk: all survivors in one round */
+		{ 0x3f, 0x2, 0, 0x3d, 0x2, "fetch of a whole degraded row" },
+		{ 0x2, 0, 0, 0x2, 0, "healthy read fetch" },
+	};
+	int i;
 	struct km_plan p;
 
 	/* 4+2, all data overwritten: full stripe, nothing read */
@@ -159,30 +174,13 @@ static const char *check_plan(void)
 	km_plan_write(4, 2, 0x1, 0x1, 0, 0x10, &p);
 	if (p.decode || p.read != 0xe)
 		return "lost parity: rcw needs no decode";
-	/* a read of lost data 1 in 4+2 with parity 5 also lost */
-	p.need = 0x2;
-	km_plan_fetch(4, 6, 0x22, 0, &p);
-	if (p.read != 0x1d || p.decode != 0x22)
-		return "degraded read fetch";
-	/* one lost: k survivors, not all five */
-	p.need = 0x2;
-	km_plan_fetch(4, 6, 0x2, 0, &p);
-	if (p.read != 0x1d || p.decode != 0x2)
-		return "degraded read fetch reads k survivors";
-	/* survivors already cached are not read again */
-	p.need = 0x2;
-	km_plan_fetch(4, 6, 0x2, 0x5, &p);
-	if (p.read != 0x18 || p.decode != 0x2)
-		return "degraded read fetch with cached survivors";
-	/* a check needs every chunk: all survivors in one round */
-	p.need = 0x3f;
-	km_plan_fetch(4, 6, 0x2, 0, &p);
-	if (p.read != 0x3d || p.decode != 0x2)
-		return "fetch of a whole degraded row";
-	p.need = 0x2;
-	km_plan_fetch(4, 6, 0, 0, &p);
-	if (p.read != 0x2 || p.decode)
-		return "healthy read fetch";
+	/* fetches in 4+2: need, failed, uptodate -> read, decode */
+	for (i = 0; i < (int)(sizeof(fetch) / sizeof(fetch[0])); i++) {
+		p.need = fetch[i].need;
+		km_plan_fetch(4, 6, fetch[i].failed, fetch[i].uptodate, &p);
+		if (p.read != fetch[i].read || p.decode != fetch[i].decode)
+			return fetch[i].what;
+	}
 	return NULL;
 }
 
