@@ -34,7 +34,10 @@ struct rkm_mat {
  *   out[r][off..off+len) (^)= sum_j coef[r][col(j)] * in[j][off..off+len)
  * for r < mt->nout, j < nin, where col(j) = cols ? cols[j] : j (cols lets
  * delta feed a column twice, or a subset of columns).  acc: 0 overwrite,
- * 1 accumulate into out.  len and off are multiples of 64.
+ * 1 accumulate into out.  len and off are multiples of 64.  An output may
+ * also be an input when the matrix has at most 2 rows and 4 columns (the
+ * syndrome-form solve): every kernel then reads a 64-byte strip of each
+ * input before it writes that strip of any output.
  */
 typedef void (*rkm_mul_fn)(const struct rkm_mat *mt, const rkm_u8 *cols,
 			   int nin, rkm_size_t off, rkm_size_t len,

@@ -3,8 +3,8 @@
  * Scalar reference kernel: the full 256 x 256 multiplication table, one
  * byte at a time (coefficient 1 as 64-bit XOR).  Every other kernel is
  * checked against this one; it uses none of the prepared SIMD tables.
- * Outputs may alias up to RKM_SCALAR_INPLACE inputs, as with the SIMD
- * kernels (each of which reads a strip of every input before it writes).
+ * Outputs may be inputs too (rkm_mul_fn says when); here that is done
+ * 64 bytes at a time through a copy of up to RKM_SCALAR_INPLACE inputs.
  */
 #include "rkm_codec_int.h"
 #include "rkm_codec.h"

@@ -263,9 +263,8 @@ static rkm_u64 rkm_time_decode(struct rkm_code *c, rkm_u8 **ch)
 /* Pick the faster decode form for the implementation in use. */
 static void rkm_choose_decode_form(void)
 {
-	struct rkm_code *c = rkm_code_create(RKM_BENCH_K, 2);
-	rkm_u8 *buf = rkm_alloc((RKM_BENCH_K + 2) * RKM_BENCH_LEN);
-	rkm_u8 *ch[RKM_BENCH_K + 2];
+	struct rkm_code *c;
+	rkm_u8 *buf, *ch[RKM_BENCH_K + 2];
 	rkm_u64 best[2] = { 0, 0 }, t;
 	int i, form, trial;
 
@@ -276,8 +275,10 @@ static void rkm_choose_decode_form(void)
 	if (rkm_ops_current()->one_op_mul) {
 		rkm_decode_form_set(0);
 		rkm_info("raidkm: codec decode form rows (one-instruction multiply)\n");
-		goto out;
+		return;
 	}
+	c = rkm_code_create(RKM_BENCH_K, 2);
+	buf = rkm_alloc((RKM_BENCH_K + 2) * RKM_BENCH_LEN);
 	if (!c || !buf)
 		goto out;
 	for (i = 0; i < RKM_BENCH_K + 2; i++) {

@@ -47,7 +47,7 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 
 	for (pos = off; pos < off + len; pos += nu * RKM_VW) {
 		RKM_V p[RKM_UPQ], q[RKM_UPQ], g[RKM_MAXG][RKM_U];
-		int jj, u;
+		int jj, u, prev = -1;	/* prev: column of the last Q input */
 
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++) {
@@ -57,8 +57,6 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 			for (x = 0; x < ng; x++)
 				g[x][u] = rkm_v_zero();
 		}
-		int prev = -1;
-
 		for (jj = 0; jj < nin; jj++) {
 			int j = nq ? nin - 1 - jj : jj;
 			int col = cols ? cols[j] : j;

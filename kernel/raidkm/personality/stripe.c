@@ -174,7 +174,7 @@ bool km_stripe_busy(struct km_stripe *sh)
 	return false;
 }
 
-/* Queue a stripe for the handler thread. */
+/* Put a stripe on the handler thread's list (without waking it). */
 static void km_enqueue(struct km_stripe *sh)
 {
 	struct km_conf *conf = sh->conf;
@@ -188,6 +188,7 @@ static void km_enqueue(struct km_stripe *sh)
 	spin_unlock_irqrestore(&conf->lock, flags);
 }
 
+/* Queue a stripe for the handler thread and wake it. */
 void km_queue_stripe(struct km_stripe *sh)
 {
 	km_enqueue(sh);
