@@ -167,6 +167,38 @@ static void job_from_set(struct set *s, struct rkm_loop_job *j, uint64_t *offs,
 					RAIDKM_OFF_NONE;
 }
 
+/* Submit set @s's job, cookie @g; rkm_loop_submit's answer. */
+static int submit_set(struct rkm_loop *l, struct set *s, uint64_t *offs,
+		      uint8_t op, uint64_t mask, int g)
+{
+	struct rkm_loop_job j;
+
+	job_from_set(s, &j, offs, op, mask);
+	j.cookie = g;
+	return rkm_loop_submit(l, &j);
+}
+
+/* 1 if every stripe's parity in @sets[0..nsets) is the codec's encode */
+static int parity_matches(struct rkm_loop *l, struct rkm_code **c,
+			  struct set *sets, int nsets)
+{
+	static uint8_t ref[RKM_MAX_M][4096];
+	uint8_t *refp[RKM_MAX_M];
+	int g, st, i;
+
+	for (i = 0; i < RKM_MAX_M; i++)
+		refp[i] = ref[i];
+	for (g = 0; g < nsets; g++)
+		for (st = 0; st < sets[g].nstripes; st++) {
+			ref_encode(l, c[g], &sets[g], st, refp);
+			for (i = 0; i < sets[g].m; i++)
+				if (memcmp(ref[i], ptr(l, sets[g].off[st][sets[g].k + i]),
+					   sets[g].len))
+					return 0;
+		}
+	return 1;
+}
+
 static const int geos[][3] = {	/* k, m, len */
 	{ 4, 2, 4096 }, { 8, 3, 4096 }, { 10, 4, 1024 }, { 3, 1, 64 },
 	{ 16, 8, 512 },
@@ -180,13 +212,10 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 	static uint8_t saved[RAIDKM_MAX_STRIPES][RKM_MAX_N][4096];
 	struct rkm_loop_job j;
 	struct rkm_code *c[NGEO];
-	uint8_t ref[RKM_MAX_M][4096], *refp[RKM_MAX_M];
 	uint64_t mask, bm;
 	char name[128];
 	int g, st, i, ok, e, nst = 4, njobs;
 
-	for (i = 0; i < RKM_MAX_M; i++)
-		refp[i] = ref[i];
 	bump = 0;
 	for (g = 0; g < NGEO; g++) {
 		c[g] = rkm_code_create(geos[g][0], geos[g][1]);
@@ -197,22 +226,14 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 	snprintf(name, sizeof(name), "daemon/%s encode vs codec", tag);
 	begin(name);
 	reset_done();
-	for (g = 0; g < NGEO; g++) {
-		job_from_set(&sets[g], &j, offs[g], RAIDKM_OP_ENCODE, 0);
-		j.cookie = g;
-		CHECK(rkm_loop_submit(l, &j) == 0);
-	}
+	for (g = 0; g < NGEO; g++)
+		CHECK(submit_set(l, &sets[g], offs[g], RAIDKM_OP_ENCODE, 0,
+				 g) == 0);
 	rkm_loop_kick(l);
 	CHECK(wait_done(l, NGEO));
-	for (g = 0; g < NGEO; g++) {
+	for (g = 0; g < NGEO; g++)
 		CHECK(job_done[g] == 1 && job_status[g] == 0);
-		for (st = 0; st < nst; st++) {
-			ref_encode(l, c[g], &sets[g], st, refp);
-			for (i = 0; i < sets[g].m; i++)
-				CHECK(!memcmp(ref[i], ptr(l, sets[g].off[st][sets[g].k + i]),
-					      sets[g].len));
-		}
-	}
+	CHECK(parity_matches(l, c, sets, NGEO));
 	end();
 
 	/* DECODE: erase 1..m chunks (data and parity), rebuild */
@@ -232,9 +253,7 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 				if (mask & (1ull << i))
 					memset(ptr(l, s->off[st][i]), 0xee, s->len);
 			}
-		job_from_set(s, &j, offs[g], RAIDKM_OP_DECODE, mask);
-		j.cookie = g;
-		CHECK(rkm_loop_submit(l, &j) == 0);
+		CHECK(submit_set(l, s, offs[g], RAIDKM_OP_DECODE, mask, g) == 0);
 		rkm_loop_kick(l);
 		CHECK(wait_done(l, g + 1));
 		CHECK(job_status[g] == 0);
@@ -263,21 +282,13 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 					       ptr(l, s->off[st][i]), s->len);
 					fill(ptr(l, s->off[st][i]), s->len);
 				}
-		job_from_set(s, &j, offs[g], RAIDKM_OP_DELTA, mask);
-		j.cookie = g;
-		CHECK(rkm_loop_submit(l, &j) == 0);
+		CHECK(submit_set(l, s, offs[g], RAIDKM_OP_DELTA, mask, g) == 0);
 	}
 	rkm_loop_kick(l);
 	CHECK(wait_done(l, NGEO));
-	for (g = 0; g < NGEO; g++) {
+	for (g = 0; g < NGEO; g++)
 		CHECK(job_status[g] == 0);
-		for (st = 0; st < nst; st++) {
-			ref_encode(l, c[g], &sets[g], st, refp);
-			for (i = 0; i < sets[g].m; i++)
-				CHECK(!memcmp(ref[i], ptr(l, sets[g].off[st][sets[g].k + i]),
-					      sets[g].len));
-		}
-	}
+	CHECK(parity_matches(l, c, sets, NGEO));
 	end();
 
 	/* CHECK: corrupt a random subset of stripes, expect that bitmap */
@@ -294,9 +305,7 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 				ptr(l, s->off[st][e])[rnd() % s->len] ^= 0x40;
 			}
 		job_bitmap[g] = ~0ull;
-		job_from_set(s, &j, offs[g], RAIDKM_OP_CHECK, 0);
-		j.cookie = g;
-		CHECK(rkm_loop_submit(l, &j) == 0);
+		CHECK(submit_set(l, s, offs[g], RAIDKM_OP_CHECK, 0, g) == 0);
 		rkm_loop_kick(l);
 		CHECK(wait_done(l, g + 1));
 		CHECK(job_status[g] == 0);
