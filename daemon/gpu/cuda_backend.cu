@@ -198,12 +198,10 @@ static int jit_wanted(const struct plan *p)
 	return p->mode == RKG_STORE && p->nout - p->x0 >= JIT_MIN_OUT;
 }
 
-static void jit_compile(struct cuda_backend *b, struct plan *p)
+/* Record a specialised build's outcome (@why: its failure) in the plan */
+static void jit_record(struct cuda_backend *b, struct plan *p,
+		       struct rkg_jit *k, const char *why)
 {
-	char why[200];
-	struct rkg_jit *k = rkg_jit_build(&p->coef, p->nin, p->nout, why,
-					  sizeof(why));
-
 	p->jit = k;
 	p->jit_state = k ? 2 : 3;
 	if (k)
@@ -211,6 +209,15 @@ static void jit_compile(struct cuda_backend *b, struct plan *p)
 	else
 		rkmd_warn("cuda: no specialised kernel for %d+%d (%d outputs): %s; generic kernel used",
 			  p->k, p->m, p->nout, why);
+}
+
+static void jit_compile(struct cuda_backend *b, struct plan *p)
+{
+	char why[200];
+	struct rkg_jit *k = rkg_jit_build(&p->coef, p->nin, p->nout, why,
+					  sizeof(why));
+
+	jit_record(b, p, k, why);
 }
 
 /* the background compiler: one plan at a time, outside the lock */
@@ -234,13 +241,7 @@ static void *jit_thread(void *arg)
 		pthread_mutex_unlock(&b->lock);
 		k = rkg_jit_build(&p->coef, p->nin, p->nout, why, sizeof(why));
 		pthread_mutex_lock(&b->lock);
-		p->jit = k;
-		p->jit_state = k ? 2 : 3;
-		if (k)
-			b->stats.jit_kernels++;
-		else
-			rkmd_warn("cuda: no specialised kernel for %d+%d (%d outputs): %s; generic kernel used",
-				  p->k, p->m, p->nout, why);
+		jit_record(b, p, k, why);
 	}
 	pthread_mutex_unlock(&b->lock);
 	return NULL;
