@@ -30,6 +30,12 @@
  * as it takes them).
  */
 #define RKMD_CONSUME_BATCH	16
+/*
+ * Jobs in a row the backend failed (a lost or faulted GPU) after which the
+ * daemon detaches: the kernel's CPU codec serves better than a daemon that
+ * answers every job with an error.
+ */
+#define RKMD_MAX_FAILS_IN_A_ROW	16
 /* Longest a published completion waits for its (coalesced) doorbell */
 #define RKMD_BELL_DELAY_US	500
 
@@ -55,7 +61,7 @@ struct rkmd_core {
 	const struct rkmd_backend_ops *bops;
 	struct rkmd_backend *be;
 	struct raidkm_shm_hdr hdr;	/* private, checked copy */
-	struct raidkm_shm_hdr *shdr;	/* shared: only kstate is re-read */
+	struct raidkm_shm_hdr *shdr;	/* shared: only kstate, session re-read */
 	struct rkm_shm_limits lim;
 	struct rkm_ring sq, cq;
 	uint8_t *desc, *arena;
@@ -73,6 +79,7 @@ struct rkmd_core {
 	pthread_mutex_t lock;
 	int sleeping;
 	int proto_err;
+	uint32_t fails_in_a_row;	/* backend errors since its last success */
 	int wake_fd;
 	volatile sig_atomic_t stop;
 	struct pend_ent *pend;
@@ -237,6 +244,15 @@ static void corrupt_output(struct rkmd_slot *s)
 	p[j->len / 2] ^= 0x5a;
 }
 
+static void wake(struct rkmd_core *c)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	r = write(c->wake_fd, &one, sizeof(one));
+	(void)r;
+}
+
 /* A job the backend finished: make its completion.  ->lock held. */
 static void finish_locked(struct rkmd_core *c, uint32_t id, int status)
 {
@@ -256,8 +272,17 @@ static void finish_locked(struct rkmd_core *c, uint32_t id, int status)
 		if (st != RAIDKM_ST_OK)
 			bitmap = 0;
 	}
-	if (st != RAIDKM_ST_OK)
+	if (st != RAIDKM_ST_OK && st != RAIDKM_ST_EINVAL) {
 		c->st.backend_errors++;
+		if (++c->fails_in_a_row == RKMD_MAX_FAILS_IN_A_ROW) {
+			rkmd_err("backend %s failed %u jobs in a row: detaching",
+				 c->bops->name, c->fails_in_a_row);
+			c->stop = 1;
+			wake(c);
+		}
+	} else if (st == RAIDKM_ST_OK) {
+		c->fails_in_a_row = 0;
+	}
 	if (st == RAIDKM_ST_OK && s->job.op != RKMD_OP_CHECK &&
 	    c->cfg->fault.corrupt_every &&
 	    ++c->coded % c->cfg->fault.corrupt_every == 0) {
@@ -267,15 +292,6 @@ static void finish_locked(struct rkmd_core *c, uint32_t id, int status)
 	post(c, id, s->gen, st, bitmap);
 	s->busy = 0;
 	c->inflight--;
-}
-
-static void wake(struct rkmd_core *c)
-{
-	uint64_t one = 1;
-	ssize_t r;
-
-	r = write(c->wake_fd, &one, sizeof(one));
-	(void)r;
 }
 
 static void core_done(void *ctx, struct rkmd_job *job, int status)
@@ -593,6 +609,17 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 			detach_sent = 1;
 			stop_deadline = now_ms() + RKMD_STOP_GRACE_MS;
 		}
+		if (rkm_ring_read_once(c->shdr->session) != c->hdr.session) {
+			/*
+			 * The kernel end laid the region out again for a new
+			 * opener (only a bridged daemon, which does not hold
+			 * the device itself, can see this): these rings are
+			 * no longer ours, post nothing.
+			 */
+			rkmd_err("the shared region was reset under this daemon");
+			ret = -ECONNRESET;
+			break;
+		}
 		if (rkm_ring_load_acquire(&c->shdr->kstate) ==
 		    RAIDKM_KSTATE_CLOSED && !closed) {
 			/* The kernel submits nothing after CLOSED: drain. */
@@ -631,6 +658,8 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 
 	if (corep)
 		*corep = NULL;
+	if (!ret && c->fails_in_a_row >= RKMD_MAX_FAILS_IN_A_ROW)
+		ret = -EIO;	/* stopped because the backend fails */
 	/* Finish what the backend holds; post it if the ring still works. */
 	c->bops->drain(c->be);
 	pthread_mutex_lock(&c->lock);

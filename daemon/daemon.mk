@@ -5,6 +5,7 @@
 #   build/lib/librkmring.a   ring protocol (the files raidkm.ko builds)
 #   build/lib/librkmd.a      daemon core, cpu/noop backends, loopback
 #   build/bin/raidkmd        the daemon
+#   build/bin/raidkm-relay   the guest half of the guest-RAM bridge
 #   make bench-ring          loopback benchmark -> bench/results/ring-*.txt
 #
 # The CUDA backend (daemon/gpu/gpu.mk) plugs in by setting
@@ -28,8 +29,10 @@ RKMD_NL_LIBS   := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -
 RKMD_CFLAGS    := $(HOST_CFLAGS) -I$(TOP)/daemon -pthread
 
 RKMD_DIR       := $(TOP)/daemon
-RKMD_HDRS      := $(wildcard $(RKMD_DIR)/*.h $(RKMD_DIR)/loopback/*.h) $(RKM_RING_HDRS)
-RKMD_LIB_NAMES := core log backends backend_cpu transport_loop loopback/rkm_loop
+RKMD_HDRS      := $(wildcard $(RKMD_DIR)/*.h $(RKMD_DIR)/loopback/*.h $(RKMD_DIR)/bridge/*.h) \
+		  $(RKM_RING_HDRS)
+RKMD_LIB_NAMES := core log backends backend_cpu transport_loop loopback/rkm_loop \
+		  transport_bridge bridge/bridge_io
 RKMD_LIB_OBJS  := $(addprefix $(BUILD)/daemon/,$(addsuffix .o,$(RKMD_LIB_NAMES)))
 RKMD_LIB       := $(BUILD)/lib/librkmd.a
 RKMD_BIN       := $(BUILD)/bin/raidkmd
@@ -70,6 +73,19 @@ $(RKMD_BIN): $(BUILD)/daemon/main.o $(BUILD)/daemon/transport_nl.o \
 
 .PHONY: raidkmd
 raidkmd: $(RKMD_BIN)
+
+# ---- raidkm-relay: the guest half of the guest-RAM bridge -------------------
+# (daemon/bridge/bridge_proto.h; the host half is raidkmd --bridge)
+RKM_RELAY_BIN := $(BUILD)/bin/raidkm-relay
+USER_BINS  += $(RKM_RELAY_BIN)
+GUEST_BINS += $(RKM_RELAY_BIN)
+
+$(RKM_RELAY_BIN): $(BUILD)/daemon/bridge/relay.o \
+		$(BUILD)/daemon/transport_nl.o $(RKMD_LIB) $(RKM_RING_LIB) \
+		$(RKMD_CODEC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(RKMD_CFLAGS) -o $@ $(BUILD)/daemon/bridge/relay.o \
+		$(BUILD)/daemon/transport_nl.o $(RKMD_LINK) $(RKMD_NL_LIBS)
 
 # ---- benchmark ------------------------------------------------------------
 RKMD_BENCH := $(BUILD)/bin/rkm-ring-bench

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ring/rkm_ring.h"
+#include "bridge/bridge_io.h"
 #include "rkmd.h"
 #include "rkmd_log.h"
 
@@ -23,6 +24,19 @@ static void on_signal(int sig)
 {
 	g_stop = 1;
 	rkmd_core_stop(g_core);
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 static void usage(FILE *f)
@@ -49,6 +63,11 @@ static void usage(FILE *f)
 "      --loopback=SOCK   serve a user-space loopback instead of the kernel:\n"
 "                        SOCK is a unix socket path or fd:N (testing and\n"
 "                        benchmarks; also accepts --backend=noop)\n"
+"      --bridge=SOCK     serve raidkm.ko inside a QEMU guest: SOCK is the unix\n"
+"                        socket of the VM's virtio-serial port \"%s\",\n"
+"                        where raidkm-relay runs; needs --guest-ram.  Serves\n"
+"                        one session after another until the VM stops\n"
+"      --guest-ram=FILE  the VM's RAM (memory-backend-file, share=on)\n"
 "  -f, --foreground      do not detach from the terminal (systemd, tests)\n"
 "      --log=WHERE       stderr (default in the foreground) or syslog\n"
 "  -v, --verbose         log debug messages\n"
@@ -63,7 +82,7 @@ static void usage(FILE *f)
 "Exit status: 0 clean stop, 1 error or dropped by the kernel (message in\n"
 "the log, reason in dmesg), 2 bad usage.\n"
 "Status and counters: raidkmctl status.  See raidkmd(8).\n",
-		RAIDKM_MAX_STRIPES);
+		RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -132,6 +151,55 @@ static const struct rkmd_backend_ops *choose_backend(const char *name,
 	return b;
 }
 
+/*
+ * Bridge mode: one session per relay HELLO, until the VM goes away or a
+ * signal stops us.  A session that ends (the relay restarted, the kernel
+ * dropped this daemon) is followed by the next.
+ */
+static int serve_bridge(const char *sock_path, const char *ram,
+			struct rkmd_core_cfg *cfg)
+{
+	struct rkm_br_rx rx = { 0 };
+	struct rkmd_transport t;
+	char why[256] = "";
+	int sock, ret;
+
+	sock = rkmd_bridge_connect(sock_path, why, sizeof(why));
+	if (sock < 0) {
+		rkmd_err("bridge: %s", why);
+		return 1;
+	}
+	rkmd_info("bridge: waiting for raidkm-relay on %s", sock_path);
+	for (;;) {
+		ret = rkmd_bridge_open(&t, sock, ram, &rx, &g_stop, why,
+				       sizeof(why));
+		if (ret == -EINTR || ret == -ENOTCONN) {
+			rkmd_info("bridge: %s", why);
+			ret = 0;
+			break;
+		}
+		if (ret) {
+			rkmd_err("bridge: %s", why);
+			ret = 1;
+			break;
+		}
+		ret = rkmd_serve(&t, cfg, NULL, &g_core);
+		t.ops->close(&t);
+		if (g_stop || (ret && ret != -ECONNRESET && ret != -ENOTCONN)) {
+			/* A failing backend: let the supervisor restart us. */
+			if (ret)
+				rkmd_err("bridge: stopped: %s", strerror(-ret));
+			ret = ret ? 1 : 0;
+			break;
+		}
+		rkmd_info("bridge: session over (%s); waiting for the next",
+			  ret ? strerror(-ret) : "clean stop");
+	}
+	rkm_br_rx_free(&rx);
+	close(sock);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -140,6 +208,8 @@ int main(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'B' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "loopback", required_argument, NULL, 'L' },
+		{ "bridge", required_argument, NULL, 'G' },
+		{ "guest-ram", required_argument, NULL, 'R' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -149,10 +219,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *backend = "auto", *device = "/dev/raidkm", *loop = NULL;
-	const char *logto = NULL;
+	const char *logto = NULL, *bridge = NULL, *ram = NULL;
 	struct rkmd_core_cfg cfg;
 	struct rkmd_transport t;
-	struct sigaction sa;
 	int c, fg = 0, verbose = 0, ret, sock;
 	char why[256] = "";
 	uint64_t v;
@@ -183,6 +252,12 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			loop = optarg;
+			break;
+		case 'G':
+			bridge = optarg;
+			break;
+		case 'R':
+			ram = optarg;
 			break;
 		case 'f':
 			fg = 1;
@@ -220,6 +295,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "raidkmd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (!bridge != !ram || (bridge && loop)) {
+		fprintf(stderr, "raidkmd: --bridge and --guest-ram go together, without --loopback\n");
+		return 2;
+	}
 	if (!logto)
 		logto = fg ? "stderr" : "syslog";
 	rkmd_log_open(strcmp(logto, "syslog") ? RKMD_LOG_STDERR :
@@ -238,6 +317,15 @@ int main(int argc, char **argv)
 		rkmd_warn("fault injection: exiting after %llu jobs",
 			  (unsigned long long)cfg.fault.exit_after);
 
+	cfg.stop_flag = &g_stop;
+	if (bridge) {
+		if (!fg && daemon(0, 0)) {
+			rkmd_err("daemon: %s", strerror(errno));
+			return 1;
+		}
+		setup_signals();
+		return serve_bridge(bridge, ram, &cfg);
+	}
 	if (loop) {
 		if (!strncmp(loop, "fd:", 3)) {
 			if (parse_u64(loop + 3, &v) || v > 65535) {
@@ -266,15 +354,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-
-	cfg.stop_flag = &g_stop;
+	setup_signals();
 	ret = rkmd_serve(&t, &cfg, NULL, &g_core);
 	t.ops->close(&t);
 	if (ret == -ECONNRESET || ret == -ENOTCONN) {

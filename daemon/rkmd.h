@@ -69,6 +69,19 @@ int rkmd_loop_open(struct rkmd_transport *t, int sock, char *why,
 /* Connect to a loopback kernel end listening on a unix socket path */
 int rkmd_loop_connect(const char *path, char *why, size_t whylen);
 
+/*
+ * The guest-RAM bridge (transport_bridge.c, bridge/bridge_proto.h): @sock
+ * is a connected stream socket to the VM's channel (not closed by the
+ * transport; it outlives sessions), @ram the guest-RAM file.  Waits for a
+ * relay's HELLO (until *stop), maps the guest's /dev/raidkm mapping from
+ * @ram.  -ENOTCONN when the VM is gone, -EINTR when stopped.
+ */
+struct rkm_br_rx;
+int rkmd_bridge_open(struct rkmd_transport *t, int sock, const char *ram,
+		     struct rkm_br_rx *rx, volatile int *stop, char *why,
+		     size_t whylen);
+int rkmd_bridge_connect(const char *path, char *why, size_t whylen);
+
 /* Fault injection (tests only) */
 struct rkmd_fault {
 	uint64_t corrupt_every;	/* flip a parity byte in 1 job of N, 0 = off */

@@ -153,6 +153,7 @@ struct cuda_backend {
 	std::vector<struct rkmd_job *> pending;
 	uint64_t outstanding;		/* submitted, done() not yet returned */
 	int dead, stop, inject_trap;
+	uint64_t trap_after;	/* RKMD_CUDA_TRAP_AFTER: fault at that job */
 	uint64_t busy_until_ns;		/* estimated end of queued GPU work */
 	double ns_per_byte;
 
@@ -1199,6 +1200,12 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
 			(int)strtol(stage, NULL, 0);
 	b->stage_min = STAGE_MIN;
 	{
+		/* Tests: a device-side trap at the N-th job kills the context. */
+		const char *trap = getenv("RKMD_CUDA_TRAP_AFTER");
+
+		b->trap_after = trap ? strtoull(trap, NULL, 0) : 0;
+	}
+	{
 		const char *sub = getenv("RKMD_CUDA_SUB_MIB");
 		const char *mn = getenv("RKMD_CUDA_STAGE_MIN_KIB");
 
@@ -1320,6 +1327,8 @@ static int cuda_submit(struct rkmd_backend *be, struct rkmd_job *job)
 		pthread_mutex_unlock(&b->lock);
 		return r;
 	}
+	if (b->trap_after && !--b->trap_after)
+		b->inject_trap = 1;
 	b->pending.push_back(job);
 	b->outstanding++;
 	kick(b);

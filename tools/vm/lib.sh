@@ -1,6 +1,7 @@
 # Functions for guest scenarios (sourced as /lib/raidkm/lib.sh).
 
 RKMD_LOG=/tmp/raidkmd.log	# raidkmd's log when start_raidkmd runs it
+RELAY_LOG=/tmp/relay.log	# raidkm-relay's (the bridge, start_relay)
 
 # fail MSG: report and end the scenario as failed (with what raidkmd
 # logged, if a daemon ran)
@@ -9,8 +10,13 @@ fail() {
 	if [ -s "$RKMD_LOG" ]; then
 		echo "--- raidkmd log"
 		cat "$RKMD_LOG"
-		dmesg | grep raidkm | tail -n 30
 	fi
+	if [ -s "$RELAY_LOG" ]; then
+		echo "--- raidkm-relay log"
+		tail -n 30 "$RELAY_LOG"
+	fi
+	[ -s "$RKMD_LOG" ] || [ -s "$RELAY_LOG" ] &&
+		dmesg | grep raidkm | tail -n 30
 	exit 1
 }
 
@@ -87,12 +93,13 @@ rkm_stat() {
 	cat $RKM_SYS/$1
 }
 
-# wait_daemon_state STATE: until daemon_state is STATE (10 s at most)
+# wait_daemon_state STATE [SECONDS]: until daemon_state is STATE (10 s)
 wait_daemon_state() {
 	i=0
 	while [ "$(rkm_stat daemon_state)" != "$1" ]; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || fail "daemon_state '$(rkm_stat daemon_state)', wanted '$1'"
+		[ $i -lt $((${2:-10} * 10)) ] ||
+			fail "daemon_state '$(rkm_stat daemon_state)', wanted '$1'"
 		sleep 0.1
 	done
 }
@@ -117,4 +124,26 @@ crash_guest() {
 	echo b >/proc/sysrq-trigger
 	sleep 10
 	fail "the guest survived sysrq-b"
+}
+
+# --- the guest-RAM bridge (run-scenario.sh --bridge, "# bridge: yes"):
+# raidkmd runs on the VM host, raidkm-relay here; $RKM_BRIDGE is the host
+# daemon's backend (cpu, cuda)
+# host_raidkmd start [VAR=VALUE...] [ARGS...] | kill | stop: ask the
+# harness to act on the host's raidkmd (start does nothing while one runs)
+host_raidkmd() {
+	echo "RKM-HOST: $*"
+}
+
+# start_relay: raidkm-relay in the background; returns once the host's
+# raidkmd attached through it; sets $relay
+start_relay() {
+	[ -n "$RKM_BRIDGE" ] || fail "not booted with the bridge (run-scenario.sh --bridge)"
+	raidkm-relay >>$RELAY_LOG 2>&1 &
+	relay=$!
+	wait_daemon_state running 60
+	[ "$(rkm_stat daemon_pid)" = $relay ] ||
+		fail "daemon_pid $(rkm_stat daemon_pid), not the relay's $relay"
+	[ "$(rkm_stat daemon_backend)" = "$RKM_BRIDGE" ] ||
+		fail "daemon_backend $(rkm_stat daemon_backend), wanted $RKM_BRIDGE"
 }

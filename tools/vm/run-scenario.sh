@@ -10,6 +10,14 @@
 #   --smp N        guest CPUs (default 2)
 #   --image FILE   base initramfs (default build/vm/base.cpio)
 #   --logdir DIR   console logs (default build/vm/logs)
+#   --bridge B     serve the guest's raidkm.ko from raidkmd on this host with
+#                  backend B (cpu, cuda) through the guest-RAM bridge; also
+#                  for every scenario with a "# bridge: yes" header (backend
+#                  $RKM_BRIDGE_BACKEND, default cpu)
+#
+# Environment: RKM_QEMU (the QEMU command, default qemu-system-x86_64; may
+# be several words), RKM_KERNEL (the guest kernel image), RKM_HOST_RAIDKMD
+# (raidkmd for --bridge, default build/bin/raidkmd).
 #
 # A scenario fails when it exits non-zero, runs past its "# timeout:",
 # the guest dies, or the kernel prints WARNING:/BUG:/Oops/Call Trace.
@@ -18,13 +26,22 @@
 # files that outlive a boot; "# boots: B" runs the scenario in B boots in a
 # row over the same disks (RKM_PHASE=1..B in the guest).  Every boot but
 # the last must end with crash_guest (lib.sh), a power cut.
+#
+# With the bridge, the guest's RAM is a file in /dev/shm and a
+# virtio-serial port "org.raidkm.bridge" leads to a unix socket on which
+# the host's raidkmd --bridge serves raidkm-relay in the guest.  A scenario
+# drives that host daemon with console lines "RKM-HOST: start [ARGS]",
+# "RKM-HOST: kill" (SIGKILL) and "RKM-HOST: stop" (SIGTERM); its log is
+# LOG.host.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 image=$top/build/vm/base.cpio
 logdir=$top/build/vm/logs
 kver=${KVER:-$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
-one_boot=0 show=0 accel=tcg mem="" smp=2
+one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt=""
+read -r -a qemu <<<"${RKM_QEMU:-qemu-system-x86_64}"
+host_raidkmd=${RKM_HOST_RAIDKMD:-$top/build/bin/raidkmd}
 scenarios=()
 
 while [ $# -gt 0 ]; do
@@ -36,7 +53,8 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift ;;
 	--image) image=$2; shift ;;
 	--logdir) logdir=$2; shift ;;
-	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+	--bridge) bridge_opt=$2; shift ;;
+	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
 	-*) echo "run-scenario: unknown option $1" >&2; exit 2 ;;
 	*) scenarios+=("$1") ;;
 	esac
@@ -45,7 +63,7 @@ done
 
 [ ${#scenarios[@]} -gt 0 ] || { echo "run-scenario: no scenario given" >&2; exit 2; }
 [ -f "$image" ] || { echo "run-scenario: no guest image $image (run make vm-image)" >&2; exit 2; }
-kernel=/boot/vmlinuz-$kver
+kernel=${RKM_KERNEL:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] || { echo "run-scenario: cannot read $kernel (install linux-image-amd64)" >&2; exit 2; }
 mkdir -p "$logdir"
 
@@ -53,18 +71,73 @@ bad_kernel='^\[ *[0-9]+\.[0-9]+\].*(WARNING:|BUG:|Oops|Call Trace|general protec
 
 header() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
 
+# host_daemon DIR start [VAR=VALUE...] [ARGS...] | kill | stop: the
+# bridge's raidkmd (started only when none runs)
+host_daemon() {
+	local dir=$1 what=$2 pid a envs=() args=()
+	shift 2
+	pid=$(cat "$dir/hpid" 2>/dev/null)
+	case $what in
+	start)
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && return
+		for a in "$@"; do
+			if [[ $a =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$a"); else args+=("$a"); fi
+		done
+		echo "=== $(date +%T) host: starting raidkmd ${envs[*]} ${args[*]}" >>"$dir/host.log"
+		env "${envs[@]}" "$host_raidkmd" --bridge="$dir/sock" --guest-ram="$dir/ram" \
+			--backend="$(cat "$dir/backend")" --foreground "${args[@]}" \
+			>>"$dir/host.log" 2>&1 &
+		echo $! >"$dir/hpid" ;;
+	kill) [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null ;;
+	stop) [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null ;;
+	esac
+}
+
+# bridge_run DIR LOG TIMEOUT QEMU-ARGS...: QEMU with the bridge, the host
+# raidkmd, and a watcher that carries out the guest's RKM-HOST lines
+bridge_run() {
+	local dir=$1 log=$2 t=$3 qpid wpid i line
+	shift 3
+	: >"$log"
+	timeout -k 5 "$t" "$@" </dev/null >>"$log" 2>&1 &
+	qpid=$!
+	for i in $(seq 1 300); do
+		[ -S "$dir/sock" ] && break
+		sleep 0.1
+	done
+	host_daemon "$dir" start
+	tail -n +1 -F --pid=$qpid "$log" 2>/dev/null | while IFS= read -r line; do
+		case $line in
+		*"RKM-HOST: start"*) host_daemon "$dir" start ${line#*RKM-HOST: start} ;;
+		*"RKM-HOST: kill"*) host_daemon "$dir" kill ;;
+		*"RKM-HOST: stop"*) host_daemon "$dir" stop ;;
+		esac
+		[ $show = 1 ] && printf '%s\n' "$line"
+	done &
+	wpid=$!
+	wait $qpid
+	wait $wpid 2>/dev/null
+	host_daemon "$dir" stop
+	sleep 0.5
+	host_daemon "$dir" kill
+	cp "$dir/host.log" "$log.host" 2>/dev/null
+}
+
 # boot LOG SCENARIO...: one guest running the given scenarios in order;
 # $boot_args (extra qemu arguments) and $boot_phase apply to it
 boot_args=() boot_phase=1
 boot() {
 	local log=$1; shift
-	local work s i=0 t total=30 m=1024 hm
+	rm -f "$log.host"
+	local work s i=0 t total=30 m=1024 hm bb=$bridge_opt
 	work=$(mktemp -d)
 	mkdir -p "$work/ov/scenarios"
 	for s in "$@"; do
 		cp "$s" "$work/ov/scenarios/$(printf '%02d' $i)-$(basename "$s")"
 		t=$(header timeout "$s"); total=$((total + ${t:-120}))
 		hm=$(header mem "$s"); [ -n "$hm" ] && [ "$hm" -gt "$m" ] && m=$hm
+		grep -q '^# bridge: *yes' "$s" && [ -z "$bb" ] &&
+			bb=${RKM_BRIDGE_BACKEND:-cpu}
 		i=$((i + 1))
 	done
 	[ -n "$mem" ] && m=$mem
@@ -73,11 +146,23 @@ boot() {
 
 	local acc=(-accel tcg -cpu max)
 	[ $accel = kvm ] && acc=(-accel kvm -cpu host)
-	local cmd=(qemu-system-x86_64 "${acc[@]}" -smp "$smp" -m "$m"
+	local br=() bdir=""
+	if [ -n "$bb" ]; then
+		bdir=$(mktemp -d /dev/shm/rkm-bridge.XXXXXX)
+		echo "$bb" >"$bdir/backend"
+		br=(-object "memory-backend-file,id=mem,size=${m}M,mem-path=$bdir/ram,share=on"
+		    -machine pc,memory-backend=mem -device virtio-serial-pci
+		    -chardev "socket,id=rkb,path=$bdir/sock,server=on,wait=off"
+		    -device virtserialport,chardev=rkb,name=org.raidkm.bridge)
+	fi
+	local cmd=("${qemu[@]}" "${acc[@]}" -smp "$smp" -m "$m"
 		-display none -no-reboot -monitor none -serial stdio
-		-kernel "$kernel" -initrd "$work/initrd" "${boot_args[@]}"
-		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase")
-	if [ $show = 1 ]; then
+		-kernel "$kernel" -initrd "$work/initrd" "${boot_args[@]}" "${br[@]}"
+		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase${bb:+ rkm.bridge=$bb}")
+	if [ -n "$bb" ]; then
+		bridge_run "$bdir" "$log" "$total" "${cmd[@]}"
+		rm -rf "$bdir"
+	elif [ $show = 1 ]; then
 		timeout -k 5 "$total" "${cmd[@]}" </dev/null 2>&1 | tee "$log"
 	else
 		timeout -k 5 "$total" "${cmd[@]}" </dev/null >"$log" 2>&1
@@ -107,6 +192,10 @@ verdict() {
 	fi
 	if [ $show = 0 ]; then
 		printf '%s\n' "$seg" | grep -v '^\[' | tail -n 25 | sed 's/^/    | /'
+		if [ -s "$log.host" ]; then
+			echo "    host raidkmd (--bridge), last lines:"
+			tail -n 15 "$log.host" | sed 's/^/    | /'
+		fi
 	fi
 	return 1
 }
