@@ -16,8 +16,9 @@
 #                  $RKM_BRIDGE_BACKEND, default cpu)
 #
 # Environment: RKM_QEMU (the QEMU command, default qemu-system-x86_64; may
-# be several words), RKM_KERNEL (the guest kernel image), RKM_HOST_RAIDKMD
-# (raidkmd for --bridge, default build/bin/raidkmd).
+# be several words), RKM_KERNEL (the guest kernel image), RKM_IMAGE (the
+# base initramfs), RKM_LOGDIR, RKM_CPIO (cpio, or "busybox cpio"),
+# RKM_HOST_RAIDKMD (raidkmd for --bridge, default build/bin/raidkmd).
 #
 # A scenario fails when it exits non-zero, runs past its "# timeout:",
 # the guest dies, or the kernel prints WARNING:/BUG:/Oops/Call Trace.
@@ -36,8 +37,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-image=$top/build/vm/base.cpio
-logdir=$top/build/vm/logs
+image=${RKM_IMAGE:-$top/build/vm/base.cpio}
+logdir=${RKM_LOGDIR:-$top/build/vm/logs}
+read -r -a cpio <<<"${RKM_CPIO:-cpio}"
 kver=${KVER:-$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
 one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt=""
 read -r -a qemu <<<"${RKM_QEMU:-qemu-system-x86_64}"
@@ -141,7 +143,7 @@ boot() {
 		i=$((i + 1))
 	done
 	[ -n "$mem" ] && m=$mem
-	(cd "$work/ov" && find . | cpio -o -H newc --quiet) >"$work/ov.cpio"
+	(cd "$work/ov" && find . | "${cpio[@]}" -o -H newc 2>/dev/null) >"$work/ov.cpio"
 	cat "$image" "$work/ov.cpio" >"$work/initrd"
 
 	local acc=(-accel tcg -cpu max)
@@ -156,7 +158,7 @@ boot() {
 		    -device virtserialport,chardev=rkb,name=org.raidkm.bridge)
 	fi
 	local cmd=("${qemu[@]}" "${acc[@]}" -smp "$smp" -m "$m"
-		-display none -no-reboot -monitor none -serial stdio
+		-display none -no-reboot -monitor none -serial stdio -nic none
 		-kernel "$kernel" -initrd "$work/initrd" "${boot_args[@]}" "${br[@]}"
 		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase${bb:+ rkm.bridge=$bb}")
 	if [ -n "$bb" ]; then
