@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ring/rkm_ring.h"
@@ -28,6 +29,8 @@
 
 #define SEND_TIMEOUT_MS		2000
 #define IDLE_POLL_MS		100
+/* How long a stop waits for the host daemon to drain after DETACH */
+#define STOP_GRACE_S		5
 
 static volatile int g_stop;
 
@@ -181,9 +184,23 @@ static int relay_session(int port, struct rkm_br_rx *rx,
 	struct rkm_br_msg m;
 	const void *pl;
 	int attached = 0, ret, n;
+	time_t stop_by = 0;
 
 	for (;;) {
-		if (g_stop)
+		if (g_stop && !attached)
+			return -EINTR;
+		if (g_stop && !stop_by) {
+			/*
+			 * A clean stop: the kernel stops submitting, the host
+			 * daemon sees kstate CLOSED, finishes what it holds
+			 * and says BYE; we relay its completions meanwhile.
+			 */
+			rkmd_info("stopping: detaching the host daemon");
+			if (t->ops->detach(t))
+				return -EINTR;
+			stop_by = time(NULL) + STOP_GRACE_S;
+		}
+		if (stop_by && time(NULL) > stop_by)
 			return -EINTR;
 		p[0].fd = port;
 		p[0].events = POLLIN;

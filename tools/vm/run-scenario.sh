@@ -86,12 +86,19 @@ host_daemon() {
 			if [[ $a =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$a"); else args+=("$a"); fi
 		done
 		echo "=== $(date +%T) host: starting raidkmd ${envs[*]} ${args[*]}" >>"$dir/host.log"
-		env "${envs[@]}" "$host_raidkmd" --bridge="$dir/sock" --guest-ram="$dir/ram" \
+		# from a subshell: no job notices when a test kills it
+		(env "${envs[@]}" "$host_raidkmd" --bridge="$dir/sock" --guest-ram="$dir/ram" \
 			--backend="$(cat "$dir/backend")" --foreground "${args[@]}" \
 			>>"$dir/host.log" 2>&1 &
-		echo $! >"$dir/hpid" ;;
+		 echo $! >"$dir/hpid") ;;
 	kill) [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null ;;
-	stop) [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null ;;
+	stop)	# and wait for it (10 s), so that a "start" after it starts one
+		[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || return 0
+		for a in $(seq 1 100); do
+			kill -0 "$pid" 2>/dev/null || return 0
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null ;;
 	esac
 }
 
@@ -109,6 +116,7 @@ bridge_run() {
 	done
 	host_daemon "$dir" start
 	tail -n +1 -F --pid=$qpid "$log" 2>/dev/null | while IFS= read -r line; do
+		line=${line%$'\r'}
 		case $line in
 		*"RKM-HOST: start"*) host_daemon "$dir" start ${line#*RKM-HOST: start} ;;
 		*"RKM-HOST: kill"*) host_daemon "$dir" kill ;;
@@ -120,8 +128,6 @@ bridge_run() {
 	wait $qpid
 	wait $wpid 2>/dev/null
 	host_daemon "$dir" stop
-	sleep 0.5
-	host_daemon "$dir" kill
 	cp "$dir/host.log" "$log.host" 2>/dev/null
 }
 

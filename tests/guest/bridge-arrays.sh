@@ -1,0 +1,86 @@
+# The guest-RAM bridge: raidkmd on the VM host (the cpu backend here, cuda
+# on the GPU host: tools/gpu-guest/run.sh) codes this guest's km arrays in
+# the kernel's own arena, through raidkm-relay, with every result compared
+# with the in-kernel codec (verify_ppm=1000000).  km 4+2, 8+3 and 16+8
+# (64 KiB chunks): written and verified healthy, read back with m members
+# failed, rebuilt onto m spares, verified again, then "check" finds no
+# mismatch; at least 99 % of each array's jobs were coded by the host
+# daemon and no verification failed.
+# bridge: yes
+# timeout: 1200
+# mem: 1536
+. /lib/raidkm/lib.sh
+
+P=/sys/module/raidkm/parameters
+check modprobe raidkm arena_mb=256
+grep -q '\[km\]' /proc/mdstat || fail "/proc/mdstat does not list km"
+check sh -c "echo 1000000 >$P/verify_ppm"
+# On a build machine of 2 cores the host daemon's coding threads compete
+# with the emulated guest's own: allow it more than the default 50 ms
+# (the GPU host runs with the default).
+[ "$RKM_BRIDGE" = cpu ] && check sh -c "echo 1000 >$P/deadline_ms"
+echo 2000000 >/proc/sys/dev/raid/speed_limit_min
+echo 2000000 >/proc/sys/dev/raid/speed_limit_max
+ramdisks 32 12
+start_relay
+
+# array K M SIZE_MIB: one geometry through its whole life
+array() {
+	k=$1 m=$2 size=$3 n=$(($1 + $2))
+	note "km $k+$m: create, resync"
+	for d in $(members $((n + m))); do
+		mdadm_km --zero-superblock $d 2>/dev/null
+	done
+	off0=$(rkm_stat jobs_offloaded) cpu0=$(rkm_stat jobs_cpu)
+	check mdadm_km --create /dev/md0 --run --level=km --layout=m$m \
+		--raid-devices=$n --chunk=64 $(members $n)
+	sleep 0.2
+	wait_sync md0
+	note "km $k+$m: write and verify $size MiB"
+	fiov --name=km --rw=write --bs=1M --size=${size}M --do_verify=1
+	failed=""
+	i=0
+	while [ $i -lt $m ]; do
+		# every second member: data and parity chunks alike
+		failed="$failed /dev/ram$((i * 2 + 1))"
+		i=$((i + 1))
+	done
+	note "km $k+$m: fail$failed; read everything back degraded"
+	for d in $failed; do check mdadm_km /dev/md0 --fail $d; done
+	[ "$(cat /sys/block/md0/md/degraded)" = $m ] ||
+		fail "degraded $(cat /sys/block/md0/md/degraded), wanted $m"
+	fiov --name=km --rw=write --bs=1M --size=${size}M --verify_only
+	note "km $k+$m: rebuild onto $m spares"
+	check mdadm_km /dev/md0 --remove $failed
+	check mdadm_km /dev/md0 --add $(members $m $n)
+	sleep 0.2
+	wait_sync md0
+	[ "$(cat /sys/block/md0/md/degraded)" = 0 ] ||
+		fail "still degraded after the rebuild"
+	fiov --name=km --rw=write --bs=1M --size=${size}M --verify_only
+	note "km $k+$m: check"
+	echo check >/sys/block/md0/md/sync_action
+	sleep 0.2
+	wait_sync md0
+	mm=$(cat /sys/block/md0/md/mismatch_cnt)
+	[ "$mm" = 0 ] || fail "km $k+$m: mismatch_cnt $mm after check"
+	check mdadm_km --stop /dev/md0
+	off=$(($(rkm_stat jobs_offloaded) - off0))
+	cpu=$(($(rkm_stat jobs_cpu) - cpu0))
+	echo "km $k+$m: $off jobs coded by the host daemon ($RKM_BRIDGE), $cpu on the guest's CPU"
+	[ $((off * 100)) -ge $((99 * (off + cpu))) ] && [ $off -gt 0 ] ||
+		fail "km $k+$m: under 99 % of the jobs were offloaded"
+	[ "$(rkm_stat verify_mismatches)" = 0 ] ||
+		fail "the host daemon returned $(rkm_stat verify_mismatches) wrong results"
+	[ "$(rkm_stat daemon_state)" = running ] ||
+		fail "the host daemon is no longer attached: $(rkm_stat daemon_state)"
+}
+
+array 4 2 40
+array 8 3 80
+array 16 8 160
+raidkmctl status
+[ "$(rkm_stat deadline_misses)" = 0 ] || fail "deadline misses: $(rkm_stat deadline_misses)"
+kill -TERM $relay
+wait $relay || fail "raidkm-relay exited $? on SIGTERM"
+wait_daemon_state idle
