@@ -88,6 +88,7 @@ struct rkmd_core {
 	uint32_t unbelled;	/* published while the kernel end slept */
 	uint64_t unbelled_since;	/* us */
 	uint64_t coded;
+	uint64_t taken;		/* jobs seen by the skip fault */
 	struct rkmd_stats st;
 };
 
@@ -310,6 +311,26 @@ static void core_done(void *ctx, struct rkmd_job *job, int status)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/*
+ * fault injection: a lying backend.  1 job in N is answered successful
+ * without being coded (CHECK: "consistent"); returns 1 when this one is.
+ */
+static int skip_job(struct rkmd_core *c, struct rkmd_slot *s)
+{
+	uint32_t k;
+
+	if (!c->cfg->fault.skip_every ||
+	    ++c->taken % c->cfg->fault.skip_every)
+		return 0;
+	for (k = 0; k < s->job.nstripes; k++)
+		s->result[k] = 0;
+	pthread_mutex_lock(&c->lock);
+	c->st.faults++;
+	finish_locked(c, (uint32_t)s->job.tag, 0);
+	pthread_mutex_unlock(&c->lock);
+	return 1;
+}
+
 static void reject(struct rkmd_core *c, const struct raidkm_sqe *e,
 		   int32_t st, const char *why)
 {
@@ -383,6 +404,8 @@ static void consume_one(struct rkmd_core *c, const struct raidkm_sqe *shared)
 			  (unsigned long long)c->st.jobs);
 		_exit(3);
 	}
+	if (skip_job(c, s))
+		return;
 	st = c->bops->submit(c->be, &s->job);
 	if (st) {
 		/* Not queued: complete it here with the backend's error. */

@@ -75,6 +75,7 @@ static void usage(FILE *f)
 "                          corrupt:N     flip a byte of the output of 1 job in N\n"
 "                          delay:USEC    delay every batch of completions\n"
 "                          exit-after:N  exit abruptly after taking N jobs\n"
+"                          skip:N        answer 1 job in N as done, uncoded\n"
 "  -h, --help            this text\n"
 "  -V, --version         protocol version\n"
 "\n"
@@ -107,6 +108,8 @@ static int parse_fault(const char *spec, struct rkmd_fault *f)
 		f->delay_us = v;
 	else if (!strncmp(spec, "exit-after:", 11) && v)
 		f->exit_after = v;
+	else if (!strncmp(spec, "skip:", 5) && v)
+		f->skip_every = v;
 	else
 		return -1;
 	return 0;
@@ -274,7 +277,7 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			if (parse_fault(optarg, &cfg.fault)) {
-				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N)\n",
+				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N)\n",
 					optarg);
 				return 2;
 			}
@@ -313,6 +316,9 @@ int main(int argc, char **argv)
 	if (cfg.fault.delay_us)
 		rkmd_warn("fault injection: delaying completions by %llu us",
 			  (unsigned long long)cfg.fault.delay_us);
+	if (cfg.fault.skip_every)
+		rkmd_warn("fault injection: skipping the coding of 1 job in %llu",
+			  (unsigned long long)cfg.fault.skip_every);
 	if (cfg.fault.exit_after)
 		rkmd_warn("fault injection: exiting after %llu jobs",
 			  (unsigned long long)cfg.fault.exit_after);

@@ -87,6 +87,7 @@ struct rkmd_fault {
 	uint64_t corrupt_every;	/* flip a parity byte in 1 job of N, 0 = off */
 	uint64_t delay_us;	/* delay each completion batch */
 	uint64_t exit_after;	/* _exit(3) after consuming N jobs, 0 = off */
+	uint64_t skip_every;	/* 1 job in N answered OK uncoded, 0 = off */
 };
 
 struct rkmd_core_cfg {

@@ -21,8 +21,10 @@
  *    malformed completion, verify mismatch): the session ends, the arena
  *    is revoked from the daemon's mapping when it may still be alive, and
  *    every job in flight is re-run on the CPU.  No I/O error, no hang.
- *  - verify_ppm: that fraction of offloaded results is recomputed on the
- *    CPU and compared; a mismatch drops the daemon, the CPU result stands.
+ *  - Checks: every result the daemon returns is checked on the CPU
+ *    (verify.c: a random window of it, or all of it) before the job
+ *    completes; a mismatch drops the daemon and its whole ring entry is
+ *    re-run on the CPU.
  *
  * Locking: d.lock (spinlock, irqsave) guards the state, the slots and the
  * rings; submitters and the flush work take only it.  d.ctl_mutex
@@ -84,7 +86,6 @@ struct rkm_slot {
 	u32 len;
 	u64 mask;
 	u32 njobs;
-	u32 verify;		/* bit j: re-check job j on the CPU */
 	unsigned long deadline;	/* jiffies */
 	struct rkm_job *job[RKM_BATCH];
 	void *snap[RKM_BATCH];	/* DELTA: parity before the job */
@@ -137,7 +138,6 @@ static struct {
 	u64 done_bitmap[RKM_NSLOTS];
 	u32 lost_id[RKM_NSLOTS];
 	u8 lost_how[RKM_NSLOTS];
-	u8 *vptr[RKM_MAX_N];
 
 	struct workqueue_struct *wq;
 	struct workqueue_struct *flush_wq;
@@ -279,15 +279,6 @@ static u32 job_offsets(const struct rkm_job *job, u8 op, int k, int m,
 	return bytes;
 }
 
-static bool want_verify(void)
-{
-	unsigned int ppm = rkm_verify_ppm();
-
-	if (!ppm)
-		return false;
-	return ppm >= 1000000 || get_random_u32_below(1000000) < ppm;
-}
-
 /* Ask the loss work to drop the daemon.  d.lock held. */
 static void request_fault(const char *why)
 {
@@ -359,7 +350,7 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	unsigned long flags;
 	struct rkm_slot *s;
 	void *snap = NULL;
-	bool verify, kick = false;
+	bool kick = false;
 	int k, m;
 	s32 id;
 	u32 bytes, j;
@@ -379,7 +370,6 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	if (!bytes)
 		return false;
 	mask = (op == RAIDKM_OP_DECODE || op == RAIDKM_OP_DELTA) ? job->mask : 0;
-	verify = want_verify();
 	if (op == RAIDKM_OP_DELTA) {
 		/*
 		 * DELTA updates parity in place: keep the parity it starts
@@ -417,7 +407,6 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 		s->len = job->len;
 		s->mask = mask;
 		s->njobs = 0;
-		s->verify = 0;
 		d.open_slot = id;
 		kick = true;
 	}
@@ -426,8 +415,6 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	s->job[j] = job;
 	s->snap[j] = snap;
 	s->bytes[j] = bytes;
-	if (verify)
-		s->verify |= 1u << j;
 	d.inflight++;
 	if (s->njobs >= batch_limit())
 		publish_locked(id);
@@ -502,100 +489,6 @@ static void flush_work_fn(struct work_struct *w)
 /* Completion                                                             */
 /* ---------------------------------------------------------------------- */
 
-/*
- * The j-th output chunk of a job: parity for ENCODE and DELTA, the erased
- * chunks in ascending order for DECODE.
- */
-static u8 *out_chunk(u8 op, const struct rkm_job *job, int j)
-{
-	int k = rkm_code_k(job->code), i;
-
-	if (op != RAIDKM_OP_DECODE)
-		return job->chunk[k + j];
-	for (i = 0; i < RKM_MAX_N; i++)
-		if ((job->mask & (1ull << i)) && j-- == 0)
-			return job->chunk[i];
-	return NULL;
-}
-
-static int nr_out(u8 op, const struct rkm_job *job)
-{
-	if (op == RAIDKM_OP_CHECK)
-		return 0;
-	if (op == RAIDKM_OP_DECODE)
-		return hweight64(job->mask);
-	return rkm_code_m(job->code);
-}
-
-/*
- * The CPU's result for an offloaded job, computed from its inputs (and,
- * for DELTA, from the parity snapshot taken at submission): the outputs
- * into a new buffer, the CHECK answer into *res.  NULL without memory.
- */
-static u8 *cpu_expect(u8 op, struct rkm_job *job, const void *snap, int *res)
-{
-	struct rkm_code *c = job->code;
-	int k = rkm_code_k(c), m = rkm_code_m(c), i, j = 0;
-	int n = max(nr_out(op, job), m);
-	size_t len = job->len;
-	u8 *buf;
-
-	buf = kvmalloc_array(n, len, GFP_NOIO);
-	if (!buf)
-		return NULL;
-	switch (op) {
-	case RAIDKM_OP_ENCODE:
-		for (i = 0; i < m; i++)
-			d.vptr[i] = buf + i * len;
-		rkm_encode(c, len, (const u8 *const *)job->chunk, d.vptr);
-		break;
-	case RAIDKM_OP_DECODE:
-		for (i = 0; i < k + m; i++)
-			d.vptr[i] = (job->mask & (1ull << i)) ?
-				    buf + (j++) * len : job->chunk[i];
-		rkm_decode(c, len, job->mask, d.vptr);
-		break;
-	case RAIDKM_OP_DELTA:
-		memcpy(buf, snap, m * len);
-		for (i = 0; i < m; i++)
-			d.vptr[i] = buf + i * len;
-		rkm_delta(c, len, job->mask, (const u8 *const *)job->old,
-			  (const u8 *const *)job->chunk, d.vptr);
-		break;
-	case RAIDKM_OP_CHECK:
-		*res = rkm_check(c, len, (const u8 *const *)job->chunk, buf);
-		break;
-	}
-	return buf;
-}
-
-static bool differs(u8 op, struct rkm_job *job, const u8 *exp, int res)
-{
-	int j;
-
-	if (op == RAIDKM_OP_CHECK)
-		return res >= 0 && res != job->result;
-	for (j = 0; j < nr_out(op, job); j++)
-		if (memcmp(out_chunk(op, job, j), exp + (size_t)j * job->len,
-			   job->len))
-			return true;
-	return false;
-}
-
-static void put_expect(u8 op, struct rkm_job *job, const u8 *exp, int res)
-{
-	int j;
-
-	if (op == RAIDKM_OP_CHECK) {
-		job->result = res;
-		return;
-	}
-	for (j = 0; j < nr_out(op, job); j++)
-		memcpy(out_chunk(op, job, j), exp + (size_t)j * job->len,
-		       job->len);
-	job->result = 0;
-}
-
 /* Code the job on the CPU from its original inputs. */
 static void rerun_cpu(u8 op, struct rkm_job *job, const void *snap)
 {
@@ -604,7 +497,7 @@ static void rerun_cpu(u8 op, struct rkm_job *job, const void *snap)
 	/* DELTA updates parity in place: start again from the snapshot. */
 	if (op == RAIDKM_OP_DELTA)
 		for (j = 0; j < m; j++)
-			memcpy(out_chunk(op, job, j),
+			memcpy(rkm_job_out(op, job, j),
 			       (const u8 *)snap + (size_t)j * job->len,
 			       job->len);
 	rkm_job_run_cpu(job);
@@ -620,51 +513,38 @@ enum rkm_fin {
 };
 
 /*
- * Finish job @j of slot @s.  With RKM_FIN_DAEMON and status 0 the
- * daemon's result stands (and is verified when chosen); otherwise the
- * job is coded on the CPU.  ctl_mutex held.
+ * Check every result of a slot the daemon completed (verify.c) and fill
+ * in CHECK answers.  On a mismatch the daemon is dropped and fenced, and
+ * false is returned: none of the slot's results is used.  ctl_mutex held.
  */
-static void finish_one(struct rkm_slot *s, u32 j, enum rkm_fin how,
-		       s32 status, u64 bitmap)
+static bool slot_results_ok(struct rkm_slot *s, u64 bitmap)
 {
-	struct rkm_job *job = s->job[j];
-	int res = 0;
-	u8 *exp;
+	enum rkm_verify_scope scope;
+	struct rkm_job *job;
+	u32 j;
 
-	/* A fault on the way (verify) makes the rest untrusted. */
-	if (how == RKM_FIN_DAEMON && READ_ONCE(d.state) == RKM_DS_DEAD)
-		how = RKM_FIN_RERUN;
-	if (how != RKM_FIN_DAEMON || status) {
-		rerun_cpu(s->op, job, s->snap[j]);
-		rkm_stat_job(job, RAIDKM_STAT_JOBS_CPU, 1);
-		if (how == RKM_FIN_RERUN)
-			rkm_stat_job(job, RAIDKM_STAT_RERUNS, 1);
-		return;
-	}
-	job->result = s->op == RAIDKM_OP_CHECK ? (int)((bitmap >> j) & 1) : 0;
-	rkm_stat_job(job, RAIDKM_STAT_JOBS_OFFLOADED, 1);
-	rkm_stat_job(job, RAIDKM_STAT_BYTES_OFFLOADED, s->bytes[j]);
-	if (!(s->verify & (1u << j)))
-		return;
-	exp = cpu_expect(s->op, job, s->snap[j], &res);
-	if (!exp) {
-		/* Cannot compare: the CPU's result it is. */
-		rerun_cpu(s->op, job, s->snap[j]);
-		return;
-	}
-	if (differs(s->op, job, exp, res)) {
+	for (j = 0; j < s->njobs; j++) {
+		job = s->job[j];
+		job->result = s->op == RAIDKM_OP_CHECK ?
+			      (int)((bitmap >> j) & 1) : 0;
+		if (rkm_verify_job(s->op, job, s->snap[j], &scope))
+			continue;
 		rkm_stat_job(job, RAIDKM_STAT_VERIFY_MISMATCHES, 1);
-		pr_err_ratelimited("raidkm: daemon pid %d (%s) returned a wrong result (op %u, k+m %d, %u bytes); CPU result used\n",
-				   d.pid, d.backend, s->op, s->k + s->m,
-				   job->len);
+		pr_err("raidkm: daemon pid %d (%s) returned a wrong result (%s: op %u, k+m %d, %u bytes); CPU result used\n",
+		       d.pid, d.backend, rkm_verify_scope_name(scope), s->op,
+		       s->k + s->m, job->len);
+		rkm_verify_advise(d.pid, d.backend);
 		lose_locked("verify mismatch", true, RKM_DS_DEAD);
-		/* Fenced now: nothing the daemon does reaches the pages. */
-		put_expect(s->op, job, exp, res);
+		return false;
 	}
-	kvfree(exp);
+	return true;
 }
 
-/* Finish every job of a slot taken back, free it, then call ->done. */
+/*
+ * Finish the jobs of a slot taken back, free it, then call ->done.  With
+ * RKM_FIN_DAEMON and status 0 the daemon's results stand once checked;
+ * otherwise the jobs are coded on the CPU.  ctl_mutex held.
+ */
 static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 {
 	struct rkm_slot *s = &d.slots[id];
@@ -672,9 +552,24 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 	unsigned long flags;
 	u32 j, n = s->njobs;
 
+	/* A fault on the way (a mismatch) makes the rest untrusted. */
+	if (how == RKM_FIN_DAEMON && READ_ONCE(d.state) == RKM_DS_DEAD)
+		how = RKM_FIN_RERUN;
+	/* After a mismatch it is fenced: the CPU's results below stay. */
+	if (how == RKM_FIN_DAEMON && !status && !slot_results_ok(s, bitmap))
+		how = RKM_FIN_RERUN;
 	for (j = 0; j < n; j++) {
-		finish_one(s, j, how, status, bitmap);
 		jobs[j] = s->job[j];
+		if (how == RKM_FIN_DAEMON && !status) {
+			rkm_stat_job(jobs[j], RAIDKM_STAT_JOBS_OFFLOADED, 1);
+			rkm_stat_job(jobs[j], RAIDKM_STAT_BYTES_OFFLOADED,
+				     s->bytes[j]);
+			continue;
+		}
+		rerun_cpu(s->op, jobs[j], s->snap[j]);
+		rkm_stat_job(jobs[j], RAIDKM_STAT_JOBS_CPU, 1);
+		if (how == RKM_FIN_RERUN)
+			rkm_stat_job(jobs[j], RAIDKM_STAT_RERUNS, 1);
 	}
 	spin_lock_irqsave(&d.lock, flags);
 	slot_free_locked(id);
@@ -1011,6 +906,8 @@ int rkm_dispatch_attach(struct rkm_attach_req *req, struct net *net,
 		goto out;
 	}
 
+	/* Its first jobs are checked in full (no completion runs before). */
+	rkm_verify_attach();
 	spin_lock_irqsave(&d.lock, flags);
 	d.net = get_net(net);
 	d.portid = portid;

@@ -80,6 +80,30 @@ struct rkm_daemon_info {
 };
 void rkm_dispatch_info(struct rkm_daemon_info *info);
 
+/* ---- verify.c: the daemon's results recomputed on the CPU codec ------- */
+enum rkm_verify_scope {
+	RKM_VERIFY_NONE,
+	RKM_VERIFY_SPOT,	/* one random 64-byte window per output chunk */
+	RKM_VERIFY_FULL,	/* every byte */
+};
+
+/* A daemon attached: check its first verify_fresh_jobs jobs in full */
+void rkm_verify_attach(void);
+/*
+ * Does the daemon's result for @job (op RAIDKM_OP_*; CHECK: its answer in
+ * ->result; DELTA: @snap holds the parity before the job) agree with the
+ * CPU codec?  *scope says how much was compared, chosen now.
+ */
+bool rkm_verify_job(u8 op, const struct rkm_job *job, const void *snap,
+		    enum rkm_verify_scope *scope);
+const char *rkm_verify_scope_name(enum rkm_verify_scope scope);
+/* Checks of @scope made since load and the nanoseconds they took */
+void rkm_verify_counts(enum rkm_verify_scope scope, u64 *checks, u64 *ns);
+/* After a mismatch: tell the admin to check the arrays the daemon served */
+void rkm_verify_advise(pid_t pid, const char *backend);
+/* Output chunk @j of a job: parity, or DECODE's erased chunks in order */
+u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j);
+
 /* ---- offload_stats.c: counters, global and per array ------------------ */
 extern atomic64_t rkm_stats[__RAIDKM_STAT_MAX];
 
@@ -106,5 +130,7 @@ int rkm_offload_sysfs_init(void);
 void rkm_offload_sysfs_exit(void);
 unsigned int rkm_deadline_ms(void);
 unsigned int rkm_verify_ppm(void);
+unsigned int rkm_verify_fresh_jobs(void);
+bool rkm_verify_spot(void);
 
 #endif /* RKM_OFFLOAD_H */

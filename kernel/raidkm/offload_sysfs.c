@@ -4,9 +4,11 @@
  *
  *   /sys/kernel/raidkm/		daemon_pid, daemon_backend, daemon_state,
  *				jobs_in_flight,
- *				the global counters (one file each), arena
+ *				the global counters (one file each), the
+ *				result checks made and their time, arena
  *				page counts, selftest (offload_selftest.c)
- *   /sys/module/raidkm/parameters/	deadline_ms, verify_ppm (writable,
+ *   /sys/module/raidkm/parameters/	deadline_ms, verify_spot,
+ *				verify_fresh_jobs, verify_ppm (writable,
  *				validated: a bad value is refused with
  *				-EINVAL and changes nothing), arena_mb
  */
@@ -20,9 +22,18 @@
 #define RKM_DEADLINE_MIN_MS	1
 #define RKM_DEADLINE_MAX_MS	60000
 #define RKM_PPM_MAX		1000000
+#define RKM_FRESH_MAX		100000000
 
 static unsigned int deadline_ms = 50;
-static unsigned int verify_ppm;
+/*
+ * Checks of the daemon's results (verify.c), on by default: a backend
+ * that codes wrong, always or now and then, is caught and dropped early.
+ * Documentation/offload.rst gives what each one catches and what it
+ * costs.
+ */
+static unsigned int verify_spot = 1;
+static unsigned int verify_fresh_jobs = 1024;
+static unsigned int verify_ppm = 10000;
 
 static int set_bounded(const char *val, unsigned int *p, unsigned int lo,
 		       unsigned int hi)
@@ -46,6 +57,16 @@ static int ppm_set(const char *val, const struct kernel_param *kp)
 	return set_bounded(val, kp->arg, 0, RKM_PPM_MAX);
 }
 
+static int spot_set(const char *val, const struct kernel_param *kp)
+{
+	return set_bounded(val, kp->arg, 0, 1);
+}
+
+static int fresh_set(const char *val, const struct kernel_param *kp)
+{
+	return set_bounded(val, kp->arg, 0, RKM_FRESH_MAX);
+}
+
 static const struct kernel_param_ops deadline_ops = {
 	.set = deadline_set,
 	.get = param_get_uint,
@@ -56,12 +77,28 @@ static const struct kernel_param_ops ppm_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops spot_ops = {
+	.set = spot_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops fresh_ops = {
+	.set = fresh_set,
+	.get = param_get_uint,
+};
+
 module_param_cb(deadline_ms, &deadline_ops, &deadline_ms, 0644);
 MODULE_PARM_DESC(deadline_ms,
 		 "ms an offloaded job may take before the CPU takes over and the daemon is dropped (1-60000)");
+module_param_cb(verify_spot, &spot_ops, &verify_spot, 0644);
+MODULE_PARM_DESC(verify_spot,
+		 "1: recompute a random 64-byte window of every offloaded result on the CPU (0-1, default 1)");
+module_param_cb(verify_fresh_jobs, &fresh_ops, &verify_fresh_jobs, 0644);
+MODULE_PARM_DESC(verify_fresh_jobs,
+		 "offloaded results re-checked in full on the CPU after each attach (0-100000000, default 1024)");
 module_param_cb(verify_ppm, &ppm_ops, &verify_ppm, 0644);
 MODULE_PARM_DESC(verify_ppm,
-		 "offloaded results re-checked on the CPU, per million (0-1000000)");
+		 "offloaded results re-checked in full on the CPU after those, per million (0-1000000, default 10000)");
 
 unsigned int rkm_deadline_ms(void)
 {
@@ -71,6 +108,16 @@ unsigned int rkm_deadline_ms(void)
 unsigned int rkm_verify_ppm(void)
 {
 	return READ_ONCE(verify_ppm);
+}
+
+unsigned int rkm_verify_fresh_jobs(void)
+{
+	return READ_ONCE(verify_fresh_jobs);
+}
+
+bool rkm_verify_spot(void)
+{
+	return READ_ONCE(verify_spot);
 }
 
 /* ---- /sys/kernel/raidkm ------------------------------------------------ */
@@ -124,6 +171,18 @@ static ssize_t arena_show(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!strcmp(attr->attr.name, "arena_free_pages"))
 		return sysfs_emit(buf, "%llu\n", free);
 	return sysfs_emit(buf, "%llu\n", fallbacks);
+}
+
+static ssize_t verify_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	const char *name = attr->attr.name;
+	enum rkm_verify_scope scope;
+	u64 checks, ns;
+
+	scope = strstr(name, "spot") ? RKM_VERIFY_SPOT : RKM_VERIFY_FULL;
+	rkm_verify_counts(scope, &checks, &ns);
+	return sysfs_emit(buf, "%llu\n", strstr(name, "_ns") ? ns : checks);
 }
 
 #define RKM_SELFTEST_MAX	1000000
@@ -188,6 +247,14 @@ static struct kobj_attribute arena_free_attr =
 	__ATTR(arena_free_pages, 0444, arena_show, NULL);
 static struct kobj_attribute arena_fallbacks_attr =
 	__ATTR(arena_fallbacks, 0444, arena_show, NULL);
+static struct kobj_attribute verify_spot_checks_attr =
+	__ATTR(verify_spot_checks, 0444, verify_show, NULL);
+static struct kobj_attribute verify_spot_ns_attr =
+	__ATTR(verify_spot_ns, 0444, verify_show, NULL);
+static struct kobj_attribute verify_full_checks_attr =
+	__ATTR(verify_full_checks, 0444, verify_show, NULL);
+static struct kobj_attribute verify_full_ns_attr =
+	__ATTR(verify_full_ns, 0444, verify_show, NULL);
 static struct kobj_attribute selftest_attr = __ATTR_RW_MODE(selftest, 0600);
 
 static struct attribute *rkm_attrs[] = {
@@ -205,6 +272,10 @@ static struct attribute *rkm_attrs[] = {
 	&stat_attr_stale_completions.attr.attr,
 	&stat_attr_doorbells.attr.attr,
 	&stat_attr_attaches.attr.attr,
+	&verify_spot_checks_attr.attr,
+	&verify_spot_ns_attr.attr,
+	&verify_full_checks_attr.attr,
+	&verify_full_ns_attr.attr,
 	&arena_pages_attr.attr,
 	&arena_free_attr.attr,
 	&arena_fallbacks_attr.attr,

@@ -42,10 +42,23 @@ note "parameters: bad values refused, nothing changed"
 for bad in -1 1000001 abc "" 99999999999; do
 	echo "$bad" >$P/verify_ppm 2>/dev/null && fail "verify_ppm accepted '$bad'"
 done
-[ "$(cat $P/verify_ppm)" = 0 ] || fail "verify_ppm changed by bad input"
+[ "$(cat $P/verify_ppm)" = 10000 ] || fail "verify_ppm changed by bad input (or default not 10000)"
 check sh -c "echo 1000000 >$P/verify_ppm"
 [ "$(cat $P/verify_ppm)" = 1000000 ] || fail "verify_ppm not set"
-check sh -c "echo 0 >$P/verify_ppm"
+check sh -c "echo 10000 >$P/verify_ppm"
+for bad in -1 2 abc ""; do
+	echo "$bad" >$P/verify_spot 2>/dev/null && fail "verify_spot accepted '$bad'"
+done
+[ "$(cat $P/verify_spot)" = 1 ] || fail "verify_spot changed by bad input (or default not 1)"
+check sh -c "echo 0 >$P/verify_spot; echo 1 >$P/verify_spot"
+for bad in -1 100000001 abc ""; do
+	echo "$bad" >$P/verify_fresh_jobs 2>/dev/null && fail "verify_fresh_jobs accepted '$bad'"
+done
+[ "$(cat $P/verify_fresh_jobs)" = 1024 ] || fail "verify_fresh_jobs changed by bad input (or default not 1024)"
+check sh -c "echo 0 >$P/verify_fresh_jobs; echo 1024 >$P/verify_fresh_jobs"
+for c in verify_spot_checks verify_spot_ns verify_full_checks verify_full_ns; do
+	[ "$(stat $c)" = 0 ] || fail "$c not 0 at load"
+done
 for bad in 0 60001 -5 x; do
 	echo "$bad" >$P/deadline_ms 2>/dev/null && fail "deadline_ms accepted '$bad'"
 done

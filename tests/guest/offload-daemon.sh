@@ -105,7 +105,7 @@ dmesg | grep -q 'returned a wrong result' || fail "mismatch not logged"
 kill -9 $daemon 2>/dev/null
 wait $daemon
 wait_daemon_state idle
-check sh -c "echo 0 >$P/verify_ppm"
+check sh -c "echo 10000 >$P/verify_ppm"
 
 note "daemon log"
 cat $RKMD_LOG

@@ -74,7 +74,7 @@ echo "verify mismatches $(rkm_stat verify_mismatches)"
 dmesg | grep -q 'returned a wrong result' || fail "mismatch not logged"
 kill -9 $daemon 2>/dev/null
 wait $daemon
-check sh -c "echo 0 >$P/verify_ppm"
+check sh -c "echo 10000 >$P/verify_ppm"
 
 note "parity consistent"
 echo check >$S/sync_action

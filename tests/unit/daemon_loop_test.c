@@ -472,6 +472,43 @@ static void test_fault_corrupt(void)
 	end();
 }
 
+static void test_fault_skip(void)
+{
+	struct rkm_loop_daemon d;
+	struct rkm_loop_job j;
+	struct rkm_loop *l = new_loop();
+	struct rkm_code *c = rkm_code_create(4, 2);
+	static struct set s;
+	uint64_t offs[64];
+	uint8_t ref[2][4096], *refp[2] = { ref[0], ref[1] };
+	int bad = 0, rounds;
+
+	begin("daemon/fault skip:3 answers OK with the parity left alone");
+	rkm_loop_daemon_start(&d, l, &rkmd_cpu_backend, 1);
+	d.cfg.fault.skip_every = 3;	/* read by the core per job */
+	bump = 0;
+	set_init(l, &s, 4, 2, 4096, 1);
+	reset_done();
+	for (rounds = 0; rounds < 9; rounds++) {
+		memset(ptr(l, s.off[0][4]), 0xee, 4096);
+		job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+		j.cookie = rounds;
+		CHECK(rkm_loop_submit(l, &j) == 0);
+		rkm_loop_kick(l);
+		CHECK(wait_done(l, rounds + 1));
+		CHECK(job_status[rounds] == 0);
+		ref_encode(l, c, &s, 0, refp);
+		if (memcmp(ref[0], ptr(l, s.off[0][4]), 4096))
+			bad++;
+	}
+	CHECK(bad == 3);
+	rkm_loop_daemon_stop(&d, on_done, NULL);
+	CHECK(d.st.faults == 3);
+	rkm_code_destroy(c);
+	rkm_loop_destroy(l);
+	end();
+}
+
 static void test_corrupt_tail(void)
 {
 	struct rkm_loop_daemon d;
@@ -639,6 +676,7 @@ int main(int argc, char **argv)
 	test_inprocess(0, "cpu inline");
 	test_malformed();
 	test_fault_corrupt();
+	test_fault_skip();
 	test_corrupt_tail();
 
 	/* the binary sits in build/bin, this test in build/tests */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checking raidkmd's results: the outputs of a job the daemon completed
+ * are recomputed on the in-kernel CPU codec and compared with the bytes
+ * the daemon wrote.
+ *
+ *  - Spot check (verify_spot, on by default): every job, one random
+ *    64-byte window of every output chunk (CHECK: of the stripe).
+ *  - Full check: every byte, for the first verify_fresh_jobs jobs after
+ *    each ATTACH and for a verify_ppm sample of the jobs after that.
+ *
+ * The codec treats every byte position on its own, so a window of the
+ * inputs gives exactly that window of the outputs.  Which jobs are
+ * checked in full and where the window lies are chosen here, after the
+ * completion arrived, so a daemon cannot tell which of its bytes will be
+ * looked at.  A CHECK job's window decides only when it is inconsistent:
+ * the stripe is then inconsistent, and a daemon that answered
+ * "consistent" lied.
+ */
+#include <linux/kernel.h>
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/string.h>
+#include "rkm_job.h"
+#include "offload.h"
+
+#define RKM_SPOT_LEN	RKM_LEN_ALIGN	/* bytes per spot check window */
+#define RKM_FULL_STEP	1024		/* bytes per codec call, full check */
+
+/* verify_lock: the session's count of fresh jobs and the scratch below */
+static DEFINE_MUTEX(verify_lock);
+static u32 fresh_left;
+static u8 vbuf[RKM_MAX_M * RKM_FULL_STEP];
+static u8 *vout[RKM_MAX_N];
+static const u8 *vin[RKM_MAX_N];
+static const u8 *vold[RKM_MAX_K];
+
+/* Checks made and the time they took, per scope (sysfs: their cost) */
+static atomic64_t nchecks[RKM_VERIFY_FULL + 1];
+static atomic64_t nsecs[RKM_VERIFY_FULL + 1];
+
+void rkm_verify_counts(enum rkm_verify_scope scope, u64 *checks, u64 *ns)
+{
+	*checks = atomic64_read(&nchecks[scope]);
+	*ns = atomic64_read(&nsecs[scope]);
+}
+
+void rkm_verify_attach(void)
+{
+	mutex_lock(&verify_lock);
+	fresh_left = rkm_verify_fresh_jobs();
+	mutex_unlock(&verify_lock);
+}
+
+/* How much of the next completed job to recompute.  verify_lock held. */
+static enum rkm_verify_scope pick_scope(void)
+{
+	unsigned int ppm = rkm_verify_ppm();
+
+	if (fresh_left) {
+		fresh_left--;
+		return RKM_VERIFY_FULL;
+	}
+	if (ppm >= 1000000 || (ppm && get_random_u32_below(1000000) < ppm))
+		return RKM_VERIFY_FULL;
+	return rkm_verify_spot() ? RKM_VERIFY_SPOT : RKM_VERIFY_NONE;
+}
+
+/*
+ * The j-th output chunk of a job: parity for ENCODE and DELTA, the erased
+ * chunks in ascending order for DECODE.
+ */
+u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j)
+{
+	int k = rkm_code_k(job->code), i;
+
+	if (op != RAIDKM_OP_DECODE)
+		return job->chunk[k + j];
+	for (i = 0; i < RKM_MAX_N; i++)
+		if ((job->mask & BIT_ULL(i)) && j-- == 0)
+			return job->chunk[i];
+	return NULL;
+}
+
+static int nr_out(u8 op, const struct rkm_job *job)
+{
+	if (op == RAIDKM_OP_CHECK)
+		return 0;
+	if (op == RAIDKM_OP_DECODE)
+		return hweight64(job->mask);
+	return rkm_code_m(job->code);
+}
+
+/* @p + @off; NULL stays NULL (chunks a DELTA job does not use) */
+static const u8 *at(const void *p, u32 off)
+{
+	return p ? (const u8 *)p + off : NULL;
+}
+
+/*
+ * Recompute bytes [off, off + n) of the job's outputs into vbuf (output j
+ * at j * n) from its inputs (DELTA: from the parity snapshot); CHECK
+ * returns 1 when that window of the stripe is inconsistent.  Returns the
+ * codec's answer (negative: the CPU cannot tell).  verify_lock held.
+ */
+static int window_expect(u8 op, const struct rkm_job *job, const u8 *snap,
+			 u32 off, u32 n)
+{
+	struct rkm_code *c = job->code;
+	int k = rkm_code_k(c), m = rkm_code_m(c), i, e = 0;
+
+	switch (op) {
+	case RAIDKM_OP_ENCODE:
+		for (i = 0; i < k; i++)
+			vin[i] = at(job->chunk[i], off);
+		for (i = 0; i < m; i++)
+			vout[i] = vbuf + i * n;
+		return rkm_encode(c, n, vin, vout);
+	case RAIDKM_OP_DECODE:
+		for (i = 0; i < k + m; i++)
+			vout[i] = (job->mask & BIT_ULL(i)) ? vbuf + (e++) * n :
+				  (u8 *)at(job->chunk[i], off);
+		return rkm_decode(c, n, job->mask, vout);
+	case RAIDKM_OP_DELTA:
+		for (i = 0; i < m; i++) {
+			vout[i] = vbuf + i * n;
+			memcpy(vout[i], snap + (size_t)i * job->len + off, n);
+		}
+		for (i = 0; i < k; i++) {
+			vin[i] = at(job->chunk[i], off);
+			vold[i] = at(job->old[i], off);
+		}
+		return rkm_delta(c, n, job->mask, vold, vin, vout);
+	case RAIDKM_OP_CHECK:
+		for (i = 0; i < k + m; i++)
+			vin[i] = at(job->chunk[i], off);
+		return rkm_check(c, n, vin, vbuf);
+	}
+	return -EINVAL;
+}
+
+/* Do the daemon's outputs hold vbuf's bytes at [off, off + n)? */
+static bool window_same(u8 op, const struct rkm_job *job, u32 off, u32 n)
+{
+	int j;
+
+	for (j = 0; j < nr_out(op, job); j++)
+		if (memcmp(rkm_job_out(op, job, j) + off, vbuf + j * n, n))
+			return false;
+	return true;
+}
+
+bool rkm_verify_job(u8 op, const struct rkm_job *job, const void *snap,
+		    enum rkm_verify_scope *scope)
+{
+	u32 off = 0, end = job->len, n;
+	bool same = true;
+	int r, bad = 0;
+	u64 t0;
+
+	mutex_lock(&verify_lock);
+	*scope = pick_scope();
+	if (*scope == RKM_VERIFY_NONE) {
+		mutex_unlock(&verify_lock);
+		return true;
+	}
+	t0 = ktime_get_ns();
+	if (*scope == RKM_VERIFY_SPOT) {
+		off = get_random_u32_below(job->len / RKM_SPOT_LEN) *
+		      RKM_SPOT_LEN;
+		end = off + RKM_SPOT_LEN;
+	}
+	for (; same && off < end; off += n) {
+		n = min_t(u32, end - off, RKM_FULL_STEP);
+		r = window_expect(op, job, snap, off, n);
+		if (r < 0)
+			continue;
+		if (op == RAIDKM_OP_CHECK)
+			bad |= r;
+		else
+			same = window_same(op, job, off, n);
+	}
+	atomic64_inc(&nchecks[*scope]);
+	atomic64_add(ktime_get_ns() - t0, &nsecs[*scope]);
+	mutex_unlock(&verify_lock);
+	if (op != RAIDKM_OP_CHECK)
+		return same;
+	/* A consistent window says nothing about the rest of the stripe. */
+	if (*scope == RKM_VERIFY_SPOT)
+		return !bad || job->result;
+	return bad == job->result;
+}
+
+static int advise_array(void *arg, const char *name, const u64 *cnt)
+{
+	if (cnt[RAIDKM_STAT_JOBS_OFFLOADED])
+		pr_err("raidkm: %s: %llu jobs were coded by a daemon: echo check > /sys/block/%s/md/sync_action\n",
+		       name, cnt[RAIDKM_STAT_JOBS_OFFLOADED], name);
+	return 0;
+}
+
+void rkm_verify_advise(pid_t pid, const char *backend)
+{
+	pr_err("raidkm: earlier results of daemon pid %d (%s) were not all checked in full and may be on disk: run a parity check ('echo check > /sys/block/mdX/md/sync_action', then 'repair' if mismatch_cnt is not 0) on every array it served\n",
+	       pid, backend);
+	rkm_job_stats_each(advise_array, NULL);
+}
+
+const char *rkm_verify_scope_name(enum rkm_verify_scope scope)
+{
+	switch (scope) {
+	case RKM_VERIFY_SPOT:
+		return "spot check";
+	case RKM_VERIFY_FULL:
+		return "full check";
+	default:
+		return "no check";
+	}
+}
