@@ -36,6 +36,12 @@
  * answers every job with an error.
  */
 #define RKMD_MAX_FAILS_IN_A_ROW	16
+/*
+ * Polling mode: poll_us between looks at the submission ring while jobs
+ * came in the last RKMD_POLL_BUSY_US, then RKMD_POLL_IDLE_US.
+ */
+#define RKMD_POLL_BUSY_US	20000
+#define RKMD_POLL_IDLE_US	1000
 /* Longest a published completion waits for its (coalesced) doorbell */
 #define RKMD_BELL_DELAY_US	500
 
@@ -80,6 +86,8 @@ struct rkmd_core {
 	int sleeping;
 	int proto_err;
 	uint32_t fails_in_a_row;	/* backend errors since its last success */
+	uint64_t last_work_us;		/* polling: when entries last came */
+	struct timespec poll_ts;
 	int wake_fd;
 	volatile sig_atomic_t stop;
 	struct pend_ent *pend;
@@ -500,6 +508,25 @@ static void core_free(struct rkmd_core *c)
 	pthread_mutex_destroy(&c->lock);
 }
 
+/*
+ * Polling mode (cfg->poll_us): how long to wait before looking at the
+ * submission ring again: poll_us while work came recently, then
+ * RKMD_POLL_IDLE_US, never longer than @timeout_ms.
+ */
+static const struct timespec *poll_interval(struct rkmd_core *c,
+					    int timeout_ms)
+{
+	uint64_t us = c->cfg->poll_us;
+
+	if (now_us() - c->last_work_us > RKMD_POLL_BUSY_US)
+		us = RKMD_POLL_IDLE_US;
+	if (us > (uint64_t)timeout_ms * 1000)
+		us = (uint64_t)timeout_ms * 1000;
+	c->poll_ts.tv_sec = us / 1000000;
+	c->poll_ts.tv_nsec = (us % 1000000) * 1000;
+	return &c->poll_ts;
+}
+
 static int idle_wait(struct rkmd_core *c, int timeout_ms)
 {
 	struct pollfd pfd[2];
@@ -514,7 +541,9 @@ static int idle_wait(struct rkmd_core *c, int timeout_ms)
 	c->sleeping = 1;
 	pthread_mutex_unlock(&c->lock);
 	pfd[0].revents = pfd[1].revents = 0;
-	n = rkm_cons_prepare_sleep(&c->sq);
+	/* Polling: never ask for a doorbell, look again soon. */
+	n = c->cfg->poll_us ? rkm_cons_avail(&c->sq) :
+			      rkm_cons_prepare_sleep(&c->sq);
 	if (n != 0) {
 		n = 0;		/* work arrived: do not sleep */
 	} else {
@@ -522,8 +551,12 @@ static int idle_wait(struct rkmd_core *c, int timeout_ms)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = c->wake_fd;
 		pfd[1].events = POLLIN;
-		n = poll(pfd, 2, timeout_ms);
-		rkm_cons_woken(&c->sq);
+		if (c->cfg->poll_us) {
+			n = ppoll(pfd, 2, poll_interval(c, timeout_ms), NULL);
+		} else {
+			n = poll(pfd, 2, timeout_ms);
+			rkm_cons_woken(&c->sq);
+		}
 	}
 	/* Awake: this thread posts again (and owns the transport's socket). */
 	pthread_mutex_lock(&c->lock);
@@ -607,6 +640,8 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 				ret = n;
 				break;
 			}
+			if (n && cfg->poll_us)
+				c->last_work_us = now_us();
 			progress += n;
 		}
 		pthread_mutex_lock(&c->lock);

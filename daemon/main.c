@@ -68,6 +68,11 @@ static void usage(FILE *f)
 "                        where raidkm-relay runs; needs --guest-ram.  Serves\n"
 "                        one session after another until the VM stops\n"
 "      --guest-ram=FILE  the VM's RAM (memory-backend-file, share=on)\n"
+"      --poll=USEC       look at the submission ring every USEC microseconds\n"
+"                        while jobs come (every millisecond when idle) instead\n"
+"                        of sleeping until a doorbell; 0 = doorbells.\n"
+"                        Default 0, with --bridge 50 (its doorbells cross\n"
+"                        the guest's scheduler)\n"
 "  -f, --foreground      do not detach from the terminal (systemd, tests)\n"
 "      --log=WHERE       stderr (default in the foreground) or syslog\n"
 "  -v, --verbose         log debug messages\n"
@@ -213,6 +218,7 @@ int main(int argc, char **argv)
 		{ "loopback", required_argument, NULL, 'L' },
 		{ "bridge", required_argument, NULL, 'G' },
 		{ "guest-ram", required_argument, NULL, 'R' },
+		{ "poll", required_argument, NULL, 'P' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -223,6 +229,7 @@ int main(int argc, char **argv)
 	};
 	const char *backend = "auto", *device = "/dev/raidkm", *loop = NULL;
 	const char *logto = NULL, *bridge = NULL, *ram = NULL;
+	int64_t poll_us = -1;
 	struct rkmd_core_cfg cfg;
 	struct rkmd_transport t;
 	int c, fg = 0, verbose = 0, ret, sock;
@@ -261,6 +268,13 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			ram = optarg;
+			break;
+		case 'P':
+			if (parse_u64(optarg, &v) || v > 1000000) {
+				fprintf(stderr, "raidkmd: bad --poll '%s' (0-1000000)\n", optarg);
+				return 2;
+			}
+			poll_us = (int64_t)v;
 			break;
 		case 'f':
 			fg = 1;
@@ -324,6 +338,7 @@ int main(int argc, char **argv)
 			  (unsigned long long)cfg.fault.exit_after);
 
 	cfg.stop_flag = &g_stop;
+	cfg.poll_us = poll_us >= 0 ? (uint32_t)poll_us : bridge ? 50 : 0;
 	if (bridge) {
 		if (!fg && daemon(0, 0)) {
 			rkmd_err("daemon: %s", strerror(errno));

@@ -94,6 +94,13 @@ struct rkmd_core_cfg {
 	const struct rkmd_backend_ops *backend;
 	int threads;		/* backend hint: -1 default, 0 inline */
 	uint32_t batch;		/* preferred stripes per job to advertise */
+	/*
+	 * 0: sleep until a doorbell (NEED_WAKEUP).  Otherwise poll the
+	 * submission ring every poll_us microseconds while jobs come, every
+	 * millisecond when idle, and never ask for a doorbell: for a daemon
+	 * whose doorbells travel a slow path (the guest-RAM bridge).
+	 */
+	uint32_t poll_us;
 	struct rkmd_fault fault;
 	int quiet_stats;	/* do not log the final counters */
 	/* optional: set (e.g. by a signal handler) to request a stop */
