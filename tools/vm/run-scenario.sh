@@ -73,6 +73,16 @@ bad_kernel='^\[ *[0-9]+\.[0-9]+\].*(WARNING:|BUG:|Oops|Call Trace|general protec
 
 header() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
 
+# shown LINE: --show prints the scenario's output and the kernel's lines
+# about km arrays and the daemon, not the whole boot log
+shown() {
+	case $1 in
+	\[*"raidkm: daemon"*|\[*md/km*) printf '%s\n' "$1" ;;
+	\[*) ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
 # host_daemon DIR start [VAR=VALUE...] [ARGS...] | kill | stop: the
 # bridge's raidkmd (started only when none runs)
 host_daemon() {
@@ -122,7 +132,7 @@ bridge_run() {
 		*"RKM-HOST: kill"*) host_daemon "$dir" kill ;;
 		*"RKM-HOST: stop"*) host_daemon "$dir" stop ;;
 		esac
-		[ $show = 1 ] && printf '%s\n' "$line"
+		[ $show = 1 ] && shown "$line"
 	done &
 	wpid=$!
 	wait $qpid
@@ -171,7 +181,8 @@ boot() {
 		bridge_run "$bdir" "$log" "$total" "${cmd[@]}"
 		rm -rf "$bdir"
 	elif [ $show = 1 ]; then
-		timeout -k 5 "$total" "${cmd[@]}" </dev/null 2>&1 | tee "$log"
+		timeout -k 5 "$total" "${cmd[@]}" </dev/null 2>&1 | tee "$log" |
+			while IFS= read -r line; do shown "${line%$'\r'}"; done
 	else
 		timeout -k 5 "$total" "${cmd[@]}" </dev/null >"$log" 2>&1
 	fi
