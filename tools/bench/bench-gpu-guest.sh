@@ -1,0 +1,71 @@
+#!/bin/bash
+# make bench-gpu-guest: md raid6 4+2 against km 4+2 and 8+3 in one QEMU
+# TCG guest, km coded by the guest's in-kernel codec and served by
+# raidkmd on this host through the guest-RAM bridge, same boot, same
+# ramdisks (tools/bench/km-gpu-bench-guest.sh).  Prints a header and the
+# guest's BENCH/MEDIAN/RATIO lines (and its CHECK/VERIFY lines).
+#
+# usage: bench-gpu-guest.sh [--gpu] [--save DIR]
+#   --gpu       on the GPU host: QEMU, kernel, image and raidkmd from the
+#               bundle of "make gpu-guest" (tools/gpu-guest/env.sh), host
+#               raidkmd --backend=cuda
+#   --save DIR  also write the output to DIR/bench-gpu-guest-<date>.txt,
+#               the console log and the host raidkmd's log beside it
+# Environment: BENCH_ROUNDS (default 3; medians of the rounds),
+# BENCH_MIB (ramdisk size, default 64), RKM_BRIDGE_BACKEND (the host
+# raidkmd's backend: default cpu, cuda with --gpu), BENCH_IMAGE (guest
+# image), RKM_LOGDIR (console log, default build/vm/bench-gpu).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+gpu=0 save=""
+cmd="$0 $*"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--gpu) gpu=1 ;;
+	--save) save=$2; shift ;;
+	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	*) echo "bench-gpu-guest: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ $gpu = 1 ] && . "$top/tools/gpu-guest/env.sh"
+backend=${RKM_BRIDGE_BACKEND:-cpu}
+logdir=${RKM_LOGDIR:-$top/build/vm/bench-gpu}
+mkdir -p "$logdir"
+# the guest has no environment of ours: settings go into its copy
+sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
+    -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
+	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
+log=$logdir/km-gpu-bench-guest.log
+rm -f "$log" "$log.host"
+
+start=$SECONDS
+rc=0
+verdict=$("$top/tools/vm/run-scenario.sh" --logdir "$logdir" ${BENCH_IMAGE:+--image "$BENCH_IMAGE"} \
+	"$logdir/km-gpu-bench-guest.sh" 2>&1) || rc=$?
+elapsed=$((SECONDS - start))
+[ -f "$log" ] || { echo "$verdict"; echo "bench-gpu-guest: no log" >&2; exit 1; }
+
+gpuname=none
+command -v nvidia-smi >/dev/null 2>&1 &&
+	gpuname=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 1)
+out=$( {
+	echo "# bench-gpu-guest $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
+	echo "# gpu: $gpuname"
+	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64} RKM_BRIDGE_BACKEND=$backend $cmd"
+	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|MEDIAN|RATIO|VERIFY)'
+	echo "$verdict"
+	echo "# elapsed ${elapsed} s (boot, all rounds, the correctness pass)"
+} )
+echo "$out"
+if [ -n "$save" ]; then
+	mkdir -p "$save"
+	f=$save/bench-gpu-guest-$(date -u +%Y%m%d-%H%M)
+	echo "$out" >"$f.txt"
+	cp "$log" "$f.console.log"
+	[ -f "$log.host" ] && cp "$log.host" "$f.host.log"
+	echo "saved $f.txt"
+fi
+exit $rc

@@ -1,0 +1,313 @@
+# Guest side of tools/bench/bench-gpu-guest.sh: md raid6 4+2 against km
+# 4+2 and 8+3, each km geometry coded once by the in-kernel codec
+# (raidkm-relay stopped) and once served by raidkmd on the VM host through
+# the guest-RAM bridge (relay running; CUDA on the GPU host), on the same
+# brd ramdisks in one boot.  Rounds interleave the configurations (odd
+# rounds in order, even rounds backwards).  Prints one BENCH line per
+# configuration and round, MEDIAN [min, max] per metric and RATIO lines
+# from the medians.  Asserts nothing about speed; it checks only that a
+# served configuration was served (jobs_offloaded rose, few jobs_cpu) and
+# that an in-kernel one was not, and ends with a correctness pass under
+# fio --verify (never in the timed runs).
+# bridge: yes
+# timeout: 1500
+# mem: 2048
+. /lib/raidkm/lib.sh
+
+ROUNDS=3
+MIB=64
+SEQ=$((MIB * 3))	# MiB per sequential run: 3/4 of a 4+2 array
+RW_IOS=4000		# 4 KiB random writes, depth 16
+LAT_IOS=1000		# 4 KiB writes at depth 1 (latency)
+VERIFY_MIB=32		# the correctness pass
+USER_HZ=100		# /proc/stat's unit (x86)
+CONFIGS="r6 k42c k83c k42s k83s"
+P=/sys/module/raidkm/parameters
+
+ramdisks 11 $MIB
+# brd allocates a page on its first write: every page now, so that the
+# first configuration to touch a member is not the one that pays
+for d in $(members 11); do dd if=/dev/zero of=$d bs=1M count=$MIB 2>/dev/null; done
+sync
+echo 3 >/proc/sys/vm/drop_caches
+load_raidkm
+load_raid6
+echo 2000000 > /proc/sys/dev/raid/speed_limit_min
+echo 2000000 > /proc/sys/dev/raid/speed_limit_max
+# two TCG vCPUs run fio, md and the relay: a scheduling hiccup must not
+# drop the daemon in the middle of a served run (offload-daemon.sh covers
+# the deadline itself)
+check sh -c "echo 2000 >$P/deadline_ms"
+echo "INFO guest kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
+	"bridge backend ${RKM_BRIDGE:-none}; ramdisks 11 x $MIB MiB, chunk 64K," \
+	"sequential runs $SEQ MiB, randwrite $RW_IOS x 4 KiB (depth 16)," \
+	"latency $LAT_IOS x 4 KiB (depth 1), $ROUNDS rounds, deadline_ms $(cat $P/deadline_ms)"
+
+name() {
+	case $1 in
+	r6) echo raid6-4+2 ;;
+	k42c) echo km-4+2-kernel ;;
+	k42s) echo km-4+2-served ;;
+	k83c) echo km-8+3-kernel ;;
+	k83s) echo km-8+3-served ;;
+	esac
+}
+
+# geometry ID: sets level, k, m
+geometry() {
+	case $1 in
+	r6) level=6 k=4 m=2 ;;
+	k42?) level=km k=4 m=2 ;;
+	k83?) level=km k=8 m=3 ;;
+	esac
+}
+
+# recovery_s MD: seconds of MD's last recovery, from md's own kernel log
+# lines at its start and end (as km-bench-guest.sh)
+recovery_s() {
+	dmesg | awk -v md=$1 '
+		function ts(l) { return substr(l, 2, index(l, "]") - 2) + 0 }
+		$0 ~ "md: recovery of RAID array " md "$" { s = ts($0) }
+		$0 ~ "md: " md ": recovery done" { e = ts($0) }
+		END { if (s && e > s) printf "%.2f", e - s; else print 0 }'
+}
+
+# cpu_ticks: busy guest CPU time so far (user nice system irq softirq),
+# in USER_HZ ticks
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+
+# per_gb TICKS BYTES: CPU seconds per GB (1e9 bytes) moved
+per_gb() {
+	awk -v t=$1 -v b=$2 -v hz=$USER_HZ 'BEGIN { if (b > 0) printf "%.2f", t / hz / (b / 1e9); else print 0 }'
+}
+
+# fio_run NAME ARGS...: one timed fio job on /dev/md0; sets f_mibs (MiB/s),
+# f_iops, f_cpu (guest CPU s per GB moved), f_p50, f_p99 (write
+# completion latency percentiles, us)
+fio_run() {
+	fname=$1
+	shift
+	t0=$(cpu_ticks)
+	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --output-format=terse \
+		--name=$fname "$@" >/tmp/fio.out 2>&1 ||
+		{ cat /tmp/fio.out; fail "fio $fname $*"; }
+	t1=$(cpu_ticks)
+	# terse v3: read io KiB, bw, iops in 6-8, write in 47-49, write clat
+	# percentiles "P%=us" in 59-78
+	set -- $(awk -F';' '/^3;/ {
+		kib = $6 + $47; bw = $7 + $48; iops = $8 + $49
+		for (i = 59; i <= 78; i++) {
+			split($i, p, "%=")
+			if (p[1] + 0 == 50) p50 = p[2]
+			if (p[1] + 0 == 99) p99 = p[2]
+		}
+		printf "%.1f %d %d %d %d\n", bw / 1024, iops, kib * 1024, p50, p99
+	}' /tmp/fio.out)
+	[ $# = 5 ] || { cat /tmp/fio.out; fail "no terse result from fio $fname"; }
+	f_mibs=$1 f_iops=$2 f_p50=$4 f_p99=$5
+	f_cpu=$(per_gb $((t1 - t0)) $3)
+}
+
+relay=""
+relay_on() {
+	[ -n "$relay" ] && return
+	start_relay
+}
+relay_off() {
+	[ -n "$relay" ] || return 0
+	kill -TERM $relay
+	wait $relay
+	relay=""
+	i=0
+	while :; do
+		case $(rkm_stat daemon_state) in idle|open) break ;; esac
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "daemon_state '$(rkm_stat daemon_state)' after the relay stopped"
+		sleep 0.1
+	done
+}
+
+# counters_start / counters_check ID: a served configuration was served
+# (jobs_offloaded rose, the daemon is still attached, the fraction of jobs
+# coded on the CPU is small); an in-kernel one was not
+counters_start() {
+	c_off=$(rkm_stat jobs_offloaded) c_cpu=$(rkm_stat jobs_cpu)
+	c_miss=$(rkm_stat deadline_misses)
+}
+counters_check() {
+	off=$(($(rkm_stat jobs_offloaded) - c_off))
+	cpu=$(($(rkm_stat jobs_cpu) - c_cpu))
+	miss=$(($(rkm_stat deadline_misses) - c_miss))
+	st=$(rkm_stat daemon_state)
+	frac=$(awk -v o=$off -v c=$cpu 'BEGIN { if (o + c) printf "%.4f", c / (o + c); else print 0 }')
+	case $1 in
+	r6) ;;
+	*s)
+		echo "CHECK $(name $1) served: jobs_offloaded +$off, jobs_cpu +$cpu (cpu fraction $frac), deadline misses $miss, daemon $st/$(rkm_stat daemon_backend)"
+		[ $off -gt 0 ] || fail "$(name $1): no job offloaded"
+		[ "$st" = running ] || fail "$(name $1): daemon $st at the end"
+		awk -v f=$frac 'BEGIN { exit !(f <= 0.05) }' ||
+			fail "$(name $1): $frac of the jobs were coded in the guest"
+		;;
+	*c)
+		echo "CHECK $(name $1) in-kernel: jobs_cpu +$cpu, jobs_offloaded +$off, daemon $st"
+		[ $off = 0 ] || fail "$(name $1): $off jobs offloaded with the relay stopped"
+		case $st in idle|open) ;; *) fail "$(name $1): daemon $st" ;; esac
+		;;
+	esac
+}
+
+# create ID: /dev/md0 of configuration ID over clean member heads
+create() {
+	geometry $1
+	n=$((k + m))
+	case $1 in
+	*s) relay_on ;;
+	*c) relay_off ;;
+	esac
+	for d in $(members $n); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
+	if [ $level = km ]; then
+		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
+			--layout=m$m --raid-devices=$n --chunk=64 $(members $n)
+	else
+		check mdadm_km --create /dev/md0 --run --assume-clean --level=6 \
+			--raid-devices=$n --chunk=64 $(members $n)
+	fi
+}
+
+METRICS="sw sr rw dr reb p50 p99 csw csr crw cdr creb"
+key() {
+	case $1 in
+	sw) echo seqwrite_1M_MiBs ;;
+	sr) echo seqread_1M_MiBs ;;
+	rw) echo randwrite_4k_iops ;;
+	dr) echo degraded_seqread_1M_MiBs ;;
+	reb) echo rebuild_1_member_s ;;
+	p50) echo lat_4k_write_p50_us ;;
+	p99) echo lat_4k_write_p99_us ;;
+	csw) echo cpu_s_per_GB_seqwrite ;;
+	csr) echo cpu_s_per_GB_seqread ;;
+	crw) echo cpu_s_per_GB_randwrite_4k ;;
+	cdr) echo cpu_s_per_GB_degraded_seqread ;;
+	creb) echo cpu_s_per_GB_rebuild ;;
+	esac
+}
+
+run_one() {	# run_one ID: one configuration, one round
+	id=$1
+	create $id
+	counters_start
+	fio_run sw --rw=write --bs=1M --iodepth=8 --size=${SEQ}M
+	sw=$f_mibs csw=$f_cpu
+	fio_run sr --rw=read --bs=1M --iodepth=8 --size=${SEQ}M
+	sr=$f_mibs csr=$f_cpu
+	fio_run rw --rw=randwrite --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RW_IOS
+	rw=$f_iops crw=$f_cpu
+	fio_run lat --rw=randwrite --bs=4k --iodepth=1 --size=${SEQ}M --number_ios=$LAT_IOS
+	p50=$f_p50 p99=$f_p99
+	# rebuild of a single member: fail, remove, zero, re-add
+	check mdadm_km /dev/md0 --fail /dev/ram1
+	check mdadm_km /dev/md0 --remove /dev/ram1
+	dd if=/dev/zero of=/dev/ram1 bs=1M count=1 2>/dev/null
+	t0=$(cpu_ticks)
+	check mdadm_km /dev/md0 --add /dev/ram1
+	sleep 0.2
+	wait_sync md0
+	t1=$(cpu_ticks)
+	reb=$(recovery_s md0)
+	creb=$(per_gb $((t1 - t0)) $((MIB * 1048576)))
+	# degraded read with m members failed
+	check mdadm_km /dev/md0 --fail $(members $m 1)
+	fio_run dr --rw=read --bs=1M --iodepth=8 --size=${SEQ}M
+	dr=$f_mibs cdr=$f_cpu
+	check mdadm_km --stop /dev/md0
+	counters_check $id
+	line=""
+	for v in $METRICS; do
+		eval "val=\$$v"
+		line="$line $(key $v)=$val"
+		eval "${id}_all_$v=\"\${${id}_all_$v} \$val\""
+	done
+	echo "BENCH round $round $(name $id)$line"
+}
+
+start=$(cut -d' ' -f1 /proc/uptime)
+round=1
+while [ $round -le $ROUNDS ]; do
+	order=$CONFIGS
+	if [ $((round % 2)) = 0 ]; then
+		order=""
+		for id in $CONFIGS; do order="$id $order"; done
+	fi
+	for id in $order; do
+		run_one $id
+	done
+	echo "INFO round $round done at $(awk -v s=$start '{ printf "%.0f", $1 - s }' /proc/uptime) s"
+	round=$((round + 1))
+done
+
+# stats LIST: "median [min, max]"
+stats() {
+	echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 }
+		END { med = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		      printf "%g [%g, %g]\n", med, a[1], a[NR] }'
+}
+for id in $CONFIGS; do
+	for v in $METRICS; do
+		eval "s=\$(stats \$${id}_all_$v)"
+		eval "${id}_med_$v=${s%% *}"
+		echo "MEDIAN $(name $id) $(key $v) $s"
+	done
+done
+
+# ratio A B: A / B
+ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+# med ID METRIC
+med() { eval "echo \$${1}_med_$2"; }
+
+echo "RATIO from the medians of $ROUNDS rounds; rebuild_speed = other's time / this one's"
+for g in 42 83; do
+	c=k${g}c s=k${g}s
+	line=""
+	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $s $v) $(med $c $v))"; done
+	line="$line rebuild_speed=$(ratio $(med $c reb) $(med $s reb))"
+	line="$line lat_4k_write_p50=$(ratio $(med $s p50) $(med $c p50)) lat_4k_write_p99=$(ratio $(med $s p99) $(med $c p99))"
+	for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med $s $v) $(med $c $v))"; done
+	echo "RATIO served/in-kernel $(name $s | sed 's/-served//'):$line"
+done
+for id in k42c k42s k83c k83s; do
+	line=""
+	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $id $v) $(med r6 $v))"; done
+	echo "RATIO km/raid6 $(name $id)/raid6-4+2:$line rebuild_speed=$(ratio $(med r6 reb) $(med $id reb))"
+done
+line=""
+for id in $CONFIGS; do line="$line $(name $id)=$(ratio $(med $id dr) $(med $id sr))"; done
+echo "RATIO degraded/healthy seqread_1M (m members failed, own healthy read):$line"
+line=""
+for id in k42c k42s k83c k83s; do line="$line $(name $id)=$(ratio $(med r6 reb) $(med $id reb))"; done
+echo "RATIO rebuild speed vs raid6-4+2 (one member, same member size):$line"
+
+# correctness, untimed: fio --verify healthy, with m members failed, and
+# after their rebuild with m other members failed
+for id in k42s k83s k42c k83c; do
+	create $id
+	counters_start
+	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --do_verify=1
+	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
+	check mdadm_km /dev/md0 --fail $(members $m 1)
+	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
+	check mdadm_km /dev/md0 --remove $(members $m 1)
+	for d in $(members $m 1); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
+	check mdadm_km /dev/md0 --add $(members $m 1)
+	sleep 0.2
+	wait_sync md0
+	check mdadm_km /dev/md0 --fail $(members $m $((m + 1)))
+	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
+	check mdadm_km --stop /dev/md0
+	counters_check $id
+	echo "VERIFY $(name $id): ok (healthy, $m failed, rebuilt with $m others failed)"
+done
+relay_off
+echo "INFO done at $(awk -v s=$start '{ printf "%.0f", $1 - s }' /proc/uptime) s"
