@@ -39,7 +39,7 @@ sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
 log=$logdir/km-gpu-bench-guest.log
 rm -f "$log" "$log.host"
 
-start=$SECONDS
+start=$SECONDS when=$(date -u +%Y-%m-%dT%H:%MZ) stamp=$(date -u +%Y%m%d-%H%M)
 rc=0
 verdict=$("$top/tools/vm/run-scenario.sh" --logdir "$logdir" ${BENCH_IMAGE:+--image "$BENCH_IMAGE"} \
 	"$logdir/km-gpu-bench-guest.sh" 2>&1) || rc=$?
@@ -50,19 +50,20 @@ gpuname=none
 command -v nvidia-smi >/dev/null 2>&1 &&
 	gpuname=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 1)
 out=$( {
-	echo "# bench-gpu-guest $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "# bench-gpu-guest $when"
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
 	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64} RKM_BRIDGE_BACKEND=$backend $cmd"
 	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|MEDIAN|RATIO|VERIFY)'
+	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"
 	echo "# elapsed ${elapsed} s (boot, all rounds, the correctness pass)"
 } )
 echo "$out"
 if [ -n "$save" ]; then
 	mkdir -p "$save"
-	f=$save/bench-gpu-guest-$(date -u +%Y%m%d-%H%M)
+	f=$save/bench-gpu-guest-$stamp
 	echo "$out" >"$f.txt"
 	cp "$log" "$f.console.log"
 	[ -f "$log.host" ] && cp "$log.host" "$f.host.log"

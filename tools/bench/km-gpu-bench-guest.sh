@@ -17,8 +17,9 @@
 ROUNDS=3
 MIB=64
 SEQ=$((MIB * 3))	# MiB per sequential run: 3/4 of a 4+2 array
-RW_IOS=4000		# 4 KiB random writes, depth 16
-LAT_IOS=1000		# 4 KiB writes at depth 1 (latency)
+RW_IOS=4000		# 4 KiB random writes, depth 16 ...
+LAT_IOS=2000		# 4 KiB writes at depth 1 (latency) ...
+IOS_S=5			# ... or this many seconds, whichever comes first
 VERIFY_MIB=32		# the correctness pass
 USER_HZ=100		# /proc/stat's unit (x86)
 CONFIGS="r6 k42c k83c k42s k83s"
@@ -41,7 +42,7 @@ check sh -c "echo 2000 >$P/deadline_ms"
 echo "INFO guest kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
 	"bridge backend ${RKM_BRIDGE:-none}; ramdisks 11 x $MIB MiB, chunk 64K," \
 	"sequential runs $SEQ MiB, randwrite $RW_IOS x 4 KiB (depth 16)," \
-	"latency $LAT_IOS x 4 KiB (depth 1), $ROUNDS rounds, deadline_ms $(cat $P/deadline_ms)"
+	"latency $LAT_IOS x 4 KiB (depth 1), each at most $IOS_S s, $ROUNDS rounds, deadline_ms $(cat $P/deadline_ms)"
 
 name() {
 	case $1 in
@@ -203,9 +204,9 @@ run_one() {	# run_one ID: one configuration, one round
 	sw=$f_mibs csw=$f_cpu
 	fio_run sr --rw=read --bs=1M --iodepth=8 --size=${SEQ}M
 	sr=$f_mibs csr=$f_cpu
-	fio_run rw --rw=randwrite --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RW_IOS
+	fio_run rw --rw=randwrite --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RW_IOS --runtime=$IOS_S
 	rw=$f_iops crw=$f_cpu
-	fio_run lat --rw=randwrite --bs=4k --iodepth=1 --size=${SEQ}M --number_ios=$LAT_IOS
+	fio_run lat --rw=randwrite --bs=4k --iodepth=1 --size=${SEQ}M --number_ios=$LAT_IOS --runtime=$IOS_S
 	p50=$f_p50 p99=$f_p99
 	# rebuild of a single member: fail, remove, zero, re-add
 	check mdadm_km /dev/md0 --fail /dev/ram1
@@ -267,7 +268,7 @@ ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else pri
 # med ID METRIC
 med() { eval "echo \$${1}_med_$2"; }
 
-echo "RATIO from the medians of $ROUNDS rounds; rebuild_speed = other's time / this one's"
+echo "RATIO from the medians of $ROUNDS rounds: A/B of MiB/s, iops, rebuild_speed (B's time / A's): > 1 = A faster; of latency, cpu_s_per_GB: < 1 = A lower"
 for g in 42 83; do
 	c=k${g}c s=k${g}s
 	line=""
