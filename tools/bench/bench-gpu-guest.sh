@@ -12,9 +12,11 @@
 #   --save DIR  also write the output to DIR/bench-gpu-guest-<date>.txt,
 #               the console log and the host raidkmd's log beside it
 # Environment: BENCH_ROUNDS (default 3; medians of the rounds),
-# BENCH_MIB (ramdisk size, default 64), RKM_BRIDGE_BACKEND (the host
-# raidkmd's backend: default cpu, cuda with --gpu), BENCH_IMAGE (guest
-# image), RKM_LOGDIR (console log, default build/vm/bench-gpu).
+# BENCH_MIB (ramdisk size, default 64), BENCH_DEADLINE_MS (the guest's
+# deadline_ms; default 1000 with the cpu backend, the module's default
+# otherwise), RKM_BRIDGE_BACKEND (the host raidkmd's backend: default
+# cpu, cuda with --gpu), BENCH_IMAGE (guest image), RKM_LOGDIR (console
+# log, default build/vm/bench-gpu).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 gpu=0 save=""
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--gpu) gpu=1 ;;
 	--save) save=$2; shift ;;
-	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "bench-gpu-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -35,6 +37,7 @@ mkdir -p "$logdir"
 # the guest has no environment of ours: settings go into its copy
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
+    -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
 	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
 log=$logdir/km-gpu-bench-guest.log
 rm -f "$log" "$log.host"
@@ -54,7 +57,7 @@ out=$( {
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
-	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64} RKM_BRIDGE_BACKEND=$backend $cmd"
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
 	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|MEDIAN|RATIO|VERIFY)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"
