@@ -3,9 +3,13 @@
 # the build machine's QEMU, kernel, image and raidkmd.
 tar=$top/build/gpu-guest/gpu-guest.tar.xz
 B=/tmp/rkm-gpu-guest/gpu-guest
-if [ ! -x "$B/qemu/qemu-system-x86_64" ]; then
-	[ -f "$tar" ] || { echo "no $tar: run make gpu-guest on the build machine and carry build/gpu-guest" >&2; exit 2; }
-	mkdir -p /tmp/rkm-gpu-guest && tar -C /tmp/rkm-gpu-guest -xJf "$tar" || exit 2
+[ -f "$tar" ] || { echo "no $tar: run make gpu-guest on the build machine and carry build/gpu-guest" >&2; exit 2; }
+# unpacked again whenever the archive changed
+stamp=$(stat -c '%Y-%s' "$tar")
+if [ "$(cat /tmp/rkm-gpu-guest/stamp 2>/dev/null)" != "$stamp" ]; then
+	rm -rf /tmp/rkm-gpu-guest && mkdir -p /tmp/rkm-gpu-guest &&
+		tar -C /tmp/rkm-gpu-guest -xJf "$tar" || exit 2
+	echo "$stamp" >/tmp/rkm-gpu-guest/stamp
 fi
 export QEMU_MODULE_DIR=$B/qemu/mod
 export RKM_QEMU="$B/qemu/lib/ld-linux-x86-64.so.2 --library-path $B/qemu/lib $B/qemu/qemu-system-x86_64 -L $B/qemu/fw"
