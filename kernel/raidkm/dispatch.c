@@ -419,6 +419,14 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	if (s->njobs >= batch_limit())
 		publish_locked(id);
 	kick |= d.ring_pending;
+	/*
+	 * Completions already on the ring are reaped now, not when their
+	 * COMPLETE message arrives: that message may travel a slow path
+	 * (the guest-RAM bridge's relay), and a busy submitter is the
+	 * cheapest moment to look.
+	 */
+	if (rkm_cons_avail(&d.cq) > 0)
+		queue_work(d.wq, &d.complete_work);
 	spin_unlock_irqrestore(&d.lock, flags);
 
 	if (kick)

@@ -12,7 +12,8 @@
 #   --save DIR  also write the output to DIR/bench-gpu-guest-<date>.txt,
 #               the console log and the host raidkmd's log beside it
 # Environment: BENCH_ROUNDS (default 3; medians of the rounds),
-# BENCH_MIB (ramdisk size, default 64), BENCH_DEADLINE_MS (the guest's
+# BENCH_MIB (ramdisk size, default 64), BENCH_SLOW_MS (the disk-like
+# pass's dm-delay per member I/O, default 4; 0 skips it), BENCH_DEADLINE_MS (the guest's
 # deadline_ms; default 1000 with the cpu backend, the module's default
 # otherwise), RKM_BRIDGE_BACKEND (the host raidkmd's backend: default
 # cpu, cuda with --gpu), BENCH_IMAGE (guest image), RKM_LOGDIR (console
@@ -37,6 +38,7 @@ mkdir -p "$logdir"
 # the guest has no environment of ours: settings go into its copy
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
+    -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-4}/" \
     -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
 	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
 log=$logdir/km-gpu-bench-guest.log

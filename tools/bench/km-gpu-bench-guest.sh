@@ -23,7 +23,8 @@ IOS_S=5			# ... or this many seconds, whichever comes first
 VERIFY_MIB=32		# the correctness pass
 DEADLINE_MS=		# deadline_ms (empty: see below)
 USER_HZ=100		# /proc/stat's unit (x86)
-CONFIGS="r6 k42c k83c k42s k83s"
+CONFIGS="r6 k42c k83c k42s k83s k42n"
+SLOW_MS=4		# disk-like pass: dm-delay of each member I/O (0: none)
 P=/sys/module/raidkm/parameters
 
 ramdisks 11 $MIB
@@ -53,11 +54,14 @@ echo "INFO guest kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print i
 	"deadline_ms $(cat $P/deadline_ms), verify_spot $(cat $P/verify_spot 2>/dev/null)," \
 	"verify_fresh_jobs $(cat $P/verify_fresh_jobs 2>/dev/null), verify_ppm $(cat $P/verify_ppm)"
 
+verify_spot0=$(cat $P/verify_spot) verify_ppm0=$(cat $P/verify_ppm)
+
 name() {
 	case $1 in
 	r6) echo raid6-4+2 ;;
 	k42c) echo km-4+2-kernel ;;
 	k42s) echo km-4+2-served ;;
+	k42n) echo km-4+2-served-unchecked ;;
 	k83c) echo km-8+3-kernel ;;
 	k83s) echo km-8+3-served ;;
 	esac
@@ -154,7 +158,7 @@ counters_check() {
 	frac=$(awk -v o=$off -v c=$cpu 'BEGIN { if (o + c) printf "%.4f", c / (o + c); else print 0 }')
 	case $1 in
 	r6) ;;
-	*s)
+	*s|*n)
 		echo "CHECK $(name $1) served: jobs_offloaded +$off, jobs_cpu +$cpu (cpu fraction $frac), deadline misses $miss, daemon $st/$(rkm_stat daemon_backend)"
 		[ $off -gt 0 ] || fail "$(name $1): no job offloaded"
 		[ "$st" = running ] || fail "$(name $1): daemon $st at the end"
@@ -174,9 +178,16 @@ create() {
 	geometry $1
 	n=$((k + m))
 	case $1 in
-	*s) relay_on ;;
+	*s|*n) relay_on ;;
 	*c) relay_off ;;
 	esac
+	# k42n: the kernel's checks of the daemon's results off, to measure
+	# what they cost; every other configuration runs with the defaults
+	if [ $1 = k42n ]; then
+		echo 0 >$P/verify_spot; echo 0 >$P/verify_ppm
+	else
+		echo $verify_spot0 >$P/verify_spot; echo $verify_ppm0 >$P/verify_ppm
+	fi
 	for d in $(members $n); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
 	if [ $level = km ]; then
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
@@ -302,6 +313,11 @@ for g in 42 83; do
 	for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med $s $v) $(med $c $v))"; done
 	echo "RATIO served/in-kernel $(name $s | sed 's/-served//'):$line"
 done
+line=""
+for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med k42s $v) $(med k42n $v))"; done
+line="$line rebuild_speed=$(ratio $(med k42n reb) $(med k42s reb))"
+for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med k42s $v) $(med k42n $v))"; done
+echo "RATIO result checks (default verify_spot=$verify_spot0 verify_ppm=$verify_ppm0 against both 0) km-4+2 served/served-unchecked:$line"
 for id in k42c k42s k83c k83s; do
 	line=""
 	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $id $v) $(med r6 $v))"; done
@@ -313,6 +329,54 @@ echo "RATIO degraded/healthy seqread_1M (m members failed, own healthy read):$li
 line=""
 for id in k42c k42s k83c k83s; do line="$line $(name $id)=$(ratio $(med r6 reb) $(med $id reb))"; done
 echo "RATIO rebuild speed vs raid6-4+2 (one member, same member size):$line"
+
+# Disk-like members: every member I/O delayed SLOW_MS by dm-delay over the
+# same ramdisks, so that the members, not the guest's memory copies, bound
+# a read (as disks do): healthy and degraded (m failed) 1 MiB sequential
+# reads of raid6 and km 4+2 in-kernel and served, interleaved rounds.
+slow_pass() {
+	check modprobe dm-delay
+	i=0
+	while [ $i -lt 6 ]; do
+		echo "0 $((MIB * 2048)) delay /dev/ram$i 0 $SLOW_MS" |
+			dmsetup create --noudevsync slow$i ||
+			fail "dm-delay over /dev/ram$i"
+		# no udev here: the node is ours to make
+		dmsetup mknodes slow$i
+		i=$((i + 1))
+	done
+	slow="/dev/mapper/slow0 /dev/mapper/slow1 /dev/mapper/slow2 /dev/mapper/slow3 /dev/mapper/slow4 /dev/mapper/slow5"
+	r=1
+	while [ $r -le $ROUNDS ]; do
+		for id in r6 k42c k42s; do
+			geometry $id
+			case $id in k42s) relay_on ;; k42c) relay_off ;; esac
+			echo $verify_spot0 >$P/verify_spot; echo $verify_ppm0 >$P/verify_ppm
+			for d in $(members 6); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
+			check mdadm_km --create /dev/md0 --run --assume-clean --level=$level \
+				$([ $level = km ] && echo --layout=m2) --raid-devices=6 --chunk=64 $slow
+			fio_run ssr --rw=read --bs=1M --iodepth=4 --size=64M
+			ssr=$f_mibs
+			check mdadm_km /dev/md0 --fail /dev/mapper/slow1 /dev/mapper/slow2
+			fio_run sdr --rw=read --bs=1M --iodepth=4 --size=64M
+			sdr=$f_mibs
+			check mdadm_km --stop /dev/md0
+			echo "BENCH disk-like round $r $(name $id) seqread_1M_MiBs=$ssr degraded_seqread_1M_MiBs=$sdr"
+			eval "slow_${id}_sr=\"\${slow_${id}_sr} $ssr\" slow_${id}_dr=\"\${slow_${id}_dr} $sdr\""
+		done
+		r=$((r + 1))
+	done
+	line=""
+	for id in r6 k42c k42s; do
+		eval "a=\$(stats \$slow_${id}_dr) b=\$(stats \$slow_${id}_sr)"
+		echo "MEDIAN disk-like $(name $id) seqread_1M_MiBs $b degraded_seqread_1M_MiBs $a"
+		line="$line $(name $id)=$(ratio ${a%% *} ${b%% *})"
+	done
+	echo "RATIO disk-like members (dm-delay $SLOW_MS ms per I/O) degraded/healthy seqread_1M:$line"
+	i=0
+	while [ $i -lt 6 ]; do dmsetup remove --noudevsync slow$i; i=$((i + 1)); done
+}
+[ "$SLOW_MS" -gt 0 ] && slow_pass
 
 # correctness, untimed: fio --verify healthy, with m members failed, and
 # after their rebuild with m other members failed

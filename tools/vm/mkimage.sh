@@ -54,7 +54,7 @@ done
 rm -f "$root/bin/mdadm"
 
 # kernel modules: the named ones and everything they depend on
-mods="md-mod raid0 raid1 raid456 brd loop dm-mod dm-flakey crc32c_generic
+mods="md-mod raid0 raid1 raid456 brd loop dm-mod dm-flakey dm-delay crc32c_generic
       scsi_debug sd_mod virtio_pci virtio_blk virtio_console"
 want=$(mktemp)
 for m in $mods; do
