@@ -330,7 +330,7 @@ line=""
 for id in k42c k42s k83c k83s; do line="$line $(name $id)=$(ratio $(med r6 reb) $(med $id reb))"; done
 echo "RATIO rebuild speed vs raid6-4+2 (one member, same member size):$line"
 
-# Disk-like members: every member I/O delayed SLOW_MS by dm-delay over the
+# Disk-like members: every member read delayed SLOW_MS by dm-delay over the
 # same ramdisks, so that the members, not the guest's memory copies, bound
 # a read (as disks do): healthy and degraded (m failed) 1 MiB sequential
 # reads of raid6 and km 4+2 in-kernel and served, interleaved rounds.
@@ -338,7 +338,9 @@ slow_pass() {
 	check modprobe dm-delay
 	i=0
 	while [ $i -lt 6 ]; do
-		echo "0 $((MIB * 2048)) delay /dev/ram$i 0 $SLOW_MS" |
+		# reads delayed, writes not (disk reads bound a degraded read;
+		# undelayed writes keep mdadm's superblock updates simple)
+		echo "0 $((MIB * 2048)) delay /dev/ram$i 0 $SLOW_MS /dev/ram$i 0 0" |
 			dmsetup create --noudevsync slow$i ||
 			fail "dm-delay over /dev/ram$i"
 		# no udev here: the node is ours to make
@@ -352,7 +354,9 @@ slow_pass() {
 			geometry $id
 			case $id in k42s) relay_on ;; k42c) relay_off ;; esac
 			echo $verify_spot0 >$P/verify_spot; echo $verify_ppm0 >$P/verify_ppm
-			for d in $(members 6); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
+			for d in $slow; do
+				dd if=/dev/zero of=$d bs=1M count=1 oflag=direct 2>/dev/null
+			done
 			check mdadm_km --create /dev/md0 --run --assume-clean --level=$level \
 				$([ $level = km ] && echo --layout=m2) --raid-devices=6 --chunk=64 $slow
 			fio_run ssr --rw=read --bs=1M --iodepth=4 --size=64M
