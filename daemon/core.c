@@ -609,7 +609,7 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 	memset(&ai, 0, sizeof(ai));
 	ai.backend = c->bops->name;
 	ai.session = c->hdr.session;
-	ai.features = RAIDKM_FEAT_ALL;
+	ai.features = RAIDKM_FEAT_ALL & ~RAIDKM_FEAT_RO_INPUT;
 	ai.max_k = RAIDKM_MAX_N - 1;
 	ai.max_m = RAIDKM_MAX_M;
 	ai.batch = cfg->batch ? cfg->batch : 16;
