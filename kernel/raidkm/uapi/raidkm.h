@@ -76,13 +76,13 @@
  *    check) or a wrong rebuilt chunk.
  *
  * What it cannot do: write an input page (user data, parity, survivors,
- * DELTA's old data) through its mapping or through a device it registers
- * the mapping with (the CUDA backend registers inputs read-only), change
- * outputs after acceptance, make the kernel complete a job wrongly
- * formed, or hang a job (deadlines).  This holds against a buggy daemon
- * and a faulty GPU stack.  A hostile root process is not confined by it:
- * root can load modules or ptrace the kernel's helpers; the boundary
- * keeps a daemon from damaging data by accident, not an administrator.
+ * DELTA's old data) through its mapping (nor through a device it
+ * registers the mapping with, once registered read-only), change outputs
+ * after acceptance, make the kernel complete a job wrongly formed, or
+ * hang a job (deadlines).  This holds against a buggy daemon and a
+ * faulty GPU stack.  A hostile root process is not confined by it: root
+ * can load a module or write the member disks; the boundary keeps the
+ * daemon's own access to the shared memory from reaching the data.
  *
  * All multi-byte fields are in host byte order.  All structures have
  * explicit widths and no implicit padding.
