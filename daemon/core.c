@@ -54,6 +54,13 @@ struct rkmd_slot {
 	int32_t result[RAIDKM_MAX_STRIPES];
 };
 
+/* write-output-late fault: the outputs of one completed job */
+#define RKMD_LATE_MAX	(RAIDKM_MAX_STRIPES * RAIDKM_MAX_M)
+struct late_outputs {
+	uint32_t n, len;
+	uint8_t *p[RKMD_LATE_MAX];
+};
+
 struct pend_ent {
 	uint32_t id;
 	uint32_t gen;
@@ -97,6 +104,9 @@ struct rkmd_core {
 	uint64_t unbelled_since;	/* us */
 	uint64_t coded;
 	uint64_t taken;		/* jobs seen by the skip fault */
+	uint64_t seen_in;	/* jobs seen by the write-input fault */
+	uint64_t seen_out;	/* jobs seen by the write-output-late fault */
+	struct late_outputs late;	/* to overwrite once posted */
 	struct rkmd_stats st;
 };
 
@@ -163,6 +173,44 @@ static int bell_locked(struct rkmd_core *c, int force)
 }
 
 /*
+ * fault injection: overwrite the outputs of a job whose completion is
+ * posted, once the kernel end has had the time to take them.  ->lock held.
+ */
+static void write_late(struct rkmd_core *c)
+{
+	uint32_t i;
+
+	if (!c->late.n)
+		return;
+	bell_locked(c, 1);
+	usleep(2000);
+	for (i = 0; i < c->late.n; i++)
+		memset(c->late.p[i], 0xa5, c->late.len);
+	rkmd_warn("fault injection: overwrote %u output chunk(s) after their completion",
+		  c->late.n);
+	c->late.n = 0;
+}
+
+/* Remember a finished job's outputs for write_late().  ->lock held. */
+static void keep_late(struct rkmd_core *c, const struct rkmd_job *j)
+{
+	uint32_t s, i, n = j->k + j->m;
+
+	if (c->late.n)
+		return;		/* one at a time */
+	for (s = 0; s < j->nstripes; s++)
+		for (i = 0; i < n; i++) {
+			if (j->op == RKMD_OP_DECODE ?
+			    !(j->mask & (1ull << i)) : i < j->k)
+				continue;
+			if (c->late.n < RKMD_LATE_MAX)
+				c->late.p[c->late.n++] = j->chunk[s * n + i];
+		}
+	c->late.len = j->len;
+	c->st.faults++;
+}
+
+/*
  * Write pending completions into the ring and ring the doorbell when the
  * kernel end sleeps (coalesced, see below); 0 or -EPROTO.  ->lock held.
  */
@@ -200,6 +248,7 @@ static int flush_locked(struct rkmd_core *c, int force)
 	if (!rkm_prod_publish(&c->cq)) {
 		/* The kernel end is awake and will see them. */
 		c->unbelled = 0;
+		write_late(c);
 		return 0;
 	}
 	if (!c->unbelled)
@@ -217,6 +266,7 @@ static int flush_locked(struct rkmd_core *c, int force)
 	if (force || !c->inflight || c->unbelled > thresh ||
 	    now_us() - c->unbelled_since >= RKMD_BELL_DELAY_US)
 		ring_locked(c);
+	write_late(c);
 	return 0;
 }
 
@@ -298,6 +348,10 @@ static void finish_locked(struct rkmd_core *c, uint32_t id, int status)
 		corrupt_output(s);
 		c->st.faults++;
 	}
+	if (st == RAIDKM_ST_OK && s->job.op != RKMD_OP_CHECK &&
+	    c->cfg->fault.write_output_late_every &&
+	    ++c->seen_out % c->cfg->fault.write_output_late_every == 0)
+		keep_late(c, &s->job);
 	post(c, id, s->gen, st, bitmap);
 	s->busy = 0;
 	c->inflight--;
@@ -337,6 +391,47 @@ static int skip_job(struct rkmd_core *c, struct rkmd_slot *s)
 	finish_locked(c, (uint32_t)s->job.tag, 0);
 	pthread_mutex_unlock(&c->lock);
 	return 1;
+}
+
+static void on_input_fault(int sig)
+{
+	static const char msg[] =
+		"raidkmd: fault injection: the write to an input chunk faulted (read-only mapping): raidkmd dies\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+
+	(void)r;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * fault injection: a daemon that writes the data it was given to code.
+ * With RAIDKM_FEAT_RO_INPUT the page is mapped read-only: the write
+ * faults and raidkmd dies of it (logged first); on an older kernel end it
+ * succeeds and the job is then coded over the changed data.
+ */
+static void write_input(struct rkmd_core *c, struct rkmd_slot *s)
+{
+	uint32_t i, n = s->job.nstripes * (s->job.k + s->job.m);
+	volatile uint8_t *p = NULL;
+
+	if (!c->cfg->fault.write_input_every ||
+	    ++c->seen_in % c->cfg->fault.write_input_every)
+		return;
+	for (i = 0; i < n && !p; i++)
+		if (s->job.chunk[i] &&
+		    !rkm_desc_is_output(&(struct raidkm_sqe){
+			.op = s->job.op, .k = s->job.k, .m = s->job.m,
+			.nstripes = s->job.nstripes, .mask = s->job.mask }, i))
+			p = s->job.chunk[i];
+	if (!p)
+		return;
+	signal(SIGSEGV, on_input_fault);
+	signal(SIGBUS, on_input_fault);
+	rkmd_warn("fault injection: writing an input chunk of job %u",
+		  (uint32_t)s->job.tag);
+	c->st.faults++;
+	p[s->job.len / 2] ^= 0x5a;
 }
 
 static void reject(struct rkmd_core *c, const struct raidkm_sqe *e,
@@ -414,6 +509,7 @@ static void consume_one(struct rkmd_core *c, const struct raidkm_sqe *shared)
 	}
 	if (skip_job(c, s))
 		return;
+	write_input(c, s);
 	st = c->bops->submit(c->be, &s->job);
 	if (st) {
 		/* Not queued: complete it here with the backend's error. */
@@ -609,6 +705,7 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 	memset(&ai, 0, sizeof(ai));
 	ai.backend = c->bops->name;
 	ai.session = c->hdr.session;
+	/* Every transport maps inputs read-only when offered (shm_map.c). */
 	ai.features = RAIDKM_FEAT_ALL;
 	ai.max_k = RAIDKM_MAX_N - 1;
 	ai.max_m = RAIDKM_MAX_M;

@@ -81,6 +81,10 @@ static void usage(FILE *f)
 "                          delay:USEC    delay every batch of completions\n"
 "                          exit-after:N  exit abruptly after taking N jobs\n"
 "                          skip:N        answer 1 job in N as done, uncoded\n"
+"                          write-input:N write an input chunk of 1 job in N\n"
+"                                        (read-only: raidkmd dies of SIGSEGV)\n"
+"                          write-output-late:N  overwrite the outputs of 1\n"
+"                                        job in N after posting its completion\n"
 "  -h, --help            this text\n"
 "  -V, --version         protocol version\n"
 "\n"
@@ -115,6 +119,10 @@ static int parse_fault(const char *spec, struct rkmd_fault *f)
 		f->exit_after = v;
 	else if (!strncmp(spec, "skip:", 5) && v)
 		f->skip_every = v;
+	else if (!strncmp(spec, "write-input:", 12) && v)
+		f->write_input_every = v;
+	else if (!strncmp(spec, "write-output-late:", 18) && v)
+		f->write_output_late_every = v;
 	else
 		return -1;
 	return 0;
@@ -291,7 +299,7 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			if (parse_fault(optarg, &cfg.fault)) {
-				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N)\n",
+				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N, write-input:N, write-output-late:N)\n",
 					optarg);
 				return 2;
 			}
@@ -336,6 +344,12 @@ int main(int argc, char **argv)
 	if (cfg.fault.exit_after)
 		rkmd_warn("fault injection: exiting after %llu jobs",
 			  (unsigned long long)cfg.fault.exit_after);
+	if (cfg.fault.write_input_every)
+		rkmd_warn("fault injection: writing an input chunk of 1 job in %llu",
+			  (unsigned long long)cfg.fault.write_input_every);
+	if (cfg.fault.write_output_late_every)
+		rkmd_warn("fault injection: writing the outputs of 1 job in %llu after its completion",
+			  (unsigned long long)cfg.fault.write_output_late_every);
 
 	cfg.stop_flag = &g_stop;
 	cfg.poll_us = poll_us >= 0 ? (uint32_t)poll_us : bridge ? 50 : 0;

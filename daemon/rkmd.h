@@ -55,6 +55,16 @@ struct rkmd_transport {
 	void *priv;
 };
 
+/*
+ * Map a kernel end's shared region from @fd (shm_map.c), checked header
+ * @h: with RAIDKM_FEAT_RO_INPUT the input part of the arena read-only and
+ * the rest read-write, one contiguous range; else all of it read-write.
+ * @flags: extra mmap flags (MAP_POPULATE).  NULL with a reason in why.
+ */
+struct raidkm_shm_hdr;
+void *rkmd_map_shm(int fd, const struct raidkm_shm_hdr *h, int flags,
+		   char *why, size_t whylen);
+
 /* /dev/raidkm + generic netlink (transport_nl.c) */
 int rkmd_nl_open(struct rkmd_transport *t, const char *dev, char *why,
 		 size_t whylen);
@@ -88,6 +98,10 @@ struct rkmd_fault {
 	uint64_t delay_us;	/* delay each completion batch */
 	uint64_t exit_after;	/* _exit(3) after consuming N jobs, 0 = off */
 	uint64_t skip_every;	/* 1 job in N answered OK uncoded, 0 = off */
+	/* 1 job in N: write an input chunk before coding (it faults) */
+	uint64_t write_input_every;
+	/* 1 job in N: overwrite its outputs after posting its completion */
+	uint64_t write_output_late_every;
 };
 
 struct rkmd_core_cfg {

@@ -233,6 +233,19 @@ static int take_hello(struct rkmd_transport *t, int ramfd, uint64_t ram_size,
 		snprintf(why, whylen, "stale HELLO (the session changed)");
 		goto bad;
 	}
+	/*
+	 * Inputs read-only, as on a real host.  Guest RAM is this host's
+	 * memory, writable through the RAM file: here the protection is
+	 * raidkmd's own discipline (a stray write faults), not something
+	 * the guest kernel can enforce (Documentation/bridge.rst).
+	 */
+	if ((hdr.features & RAIDKM_FEAT_RO_INPUT) &&
+	    mprotect((uint8_t *)view + hdr.arena_off,
+		     hdr.stage_off - hdr.arena_off, PROT_READ)) {
+		snprintf(why, whylen, "mprotect of the input arena: %s",
+			 strerror(errno));
+		goto bad;
+	}
 	t->map = view;
 	t->map_len = h.map_size;
 	*session = h.session;

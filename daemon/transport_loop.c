@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Loopback transport: the daemon's end of daemon/loopback (memfd +
- * SOCK_SEQPACKET control socket) instead of /dev/raidkm + netlink.
+ * SOCK_SEQPACKET control socket) instead of /dev/raidkm + netlink.  The
+ * inputs are mapped read-only like on the kernel, but a memfd cannot
+ * forbid mprotect() per range: here that is the daemon's own discipline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -169,7 +171,9 @@ static const struct rkmd_transport_ops loop_ops = {
 int rkmd_loop_open(struct rkmd_transport *t, int sock, char *why,
 		   size_t whylen)
 {
+	struct raidkm_shm_hdr h;
 	struct rkm_loop_msg m;
+	const char *bad = NULL;
 	int ret, memfd = -1;
 	void *map;
 
@@ -189,14 +193,26 @@ int rkmd_loop_open(struct rkmd_transport *t, int sock, char *why,
 		close(memfd);
 		return -EPROTO;
 	}
-	map = mmap(NULL, m.arg, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_POPULATE, memfd, 0);
-	close(memfd);
+	/* The header first, to learn which part is read-only. */
+	map = mmap(NULL, RAIDKM_HDR_SIZE, PROT_READ, MAP_SHARED, memfd, 0);
 	if (map == MAP_FAILED) {
 		ret = -errno;
 		snprintf(why, whylen, "mmap: %s", strerror(errno));
+		close(memfd);
 		return ret;
 	}
+	memcpy(&h, map, sizeof(h));
+	munmap(map, RAIDKM_HDR_SIZE);
+	if (rkm_shm_check(&h, m.arg, &bad) || h.map_size != m.arg) {
+		snprintf(why, whylen, "loopback header: %s",
+			 bad ? bad : "map_size differs from HELLO");
+		close(memfd);
+		return -EPROTO;
+	}
+	map = rkmd_map_shm(memfd, &h, MAP_POPULATE, why, whylen);
+	close(memfd);
+	if (!map)
+		return -EACCES;
 	t->ops = &loop_ops;
 	t->map = map;
 	t->map_len = m.arg;

@@ -278,13 +278,10 @@ int rkmd_nl_open(struct rkmd_transport *t, const char *dev, char *why,
 		snprintf(why, whylen, "%s: %s", dev, bad);
 		goto fail;
 	}
-	map = mmap(NULL, h.map_size, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_POPULATE,
-		   p->devfd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		snprintf(why, whylen, "mmap of %s (%llu bytes): %s", dev,
-			 (unsigned long long)h.map_size, strerror(errno));
+	/* Inputs read-only: the kernel refuses to map them writable. */
+	map = rkmd_map_shm(p->devfd, &h, MAP_POPULATE, why, whylen);
+	if (!map) {
+		ret = -EACCES;
 		goto fail;
 	}
 	t->map = map;

@@ -54,6 +54,7 @@ void rkm_loop_default_params(struct rkm_loop_params *p)
 	p->max_stripes = RAIDKM_MAX_STRIPES;
 	p->max_len = RAIDKM_MAX_LEN;
 	p->arena_size = 64ull << 20;
+	p->stage_size = 0;
 }
 
 static uint64_t random_session(void)
@@ -84,6 +85,7 @@ struct rkm_loop *rkm_loop_create(const struct rkm_loop_params *p,
 	sp.max_stripes = p->max_stripes;
 	sp.max_len = p->max_len;
 	sp.arena_size = p->arena_size;
+	sp.stage_size = p->stage_size;
 	sp.features = RAIDKM_FEAT_ALL;
 	sp.session = random_session();
 	if (rkm_shm_layout(&tmp, &sp)) {
@@ -360,6 +362,11 @@ uint8_t *rkm_loop_arena(struct rkm_loop *l)
 uint64_t rkm_loop_arena_size(struct rkm_loop *l)
 {
 	return l->hdr->arena_size;
+}
+
+uint64_t rkm_loop_stage_start(struct rkm_loop *l)
+{
+	return l->hdr->stage_size ? l->hdr->stage_off - l->hdr->arena_off : 0;
 }
 
 void *rkm_loop_map(struct rkm_loop *l)

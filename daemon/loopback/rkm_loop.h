@@ -23,6 +23,12 @@ struct rkm_loop_params {
 	uint32_t max_stripes;
 	uint32_t max_len;
 	uint64_t arena_size;	/* bytes, page multiple */
+	/*
+	 * Staging bytes after the arena (page multiple): 0 (the default)
+	 * lays out an older kernel end, any chunk anywhere in the arena;
+	 * else RAIDKM_FEAT_RO_INPUT: outputs must lie in staging.
+	 */
+	uint64_t stage_size;
 };
 
 /* Sensible defaults: 256 slots, 4 KiB descriptors, 64 MiB arena */
@@ -52,6 +58,8 @@ const char *rkm_loop_backend(struct rkm_loop *l);
 /* The shared arena and the whole mapping */
 uint8_t *rkm_loop_arena(struct rkm_loop *l);
 uint64_t rkm_loop_arena_size(struct rkm_loop *l);
+/* Arena offset where staging starts (0: no staging) */
+uint64_t rkm_loop_stage_start(struct rkm_loop *l);
 void *rkm_loop_map(struct rkm_loop *l);
 
 struct rkm_loop_job {

@@ -88,7 +88,8 @@ struct rkm_slot {
 	u32 njobs;
 	unsigned long deadline;	/* jiffies */
 	struct rkm_job *job[RKM_BATCH];
-	void *snap[RKM_BATCH];	/* DELTA: parity before the job */
+	void *out[RKM_BATCH];	/* the job's outputs in staging */
+	u64 out_off[RKM_BATCH];	/* ... at this arena offset */
 	u32 bytes[RKM_BATCH];	/* chunk bytes described */
 };
 
@@ -102,7 +103,7 @@ static struct {
 	/* the open file */
 	struct file *file;
 	struct address_space *mapping;
-	bool mapped;
+	unsigned int mapped;		/* RKM_SHM_* parts mapped in full */
 	u64 cookie;
 	struct raidkm_shm_hdr lay;	/* private copy of the layout */
 	struct raidkm_shm_hdr *hdr;	/* shared */
@@ -173,15 +174,20 @@ static void ctl_unlock(void)
 /* Slots                                                                  */
 /* ---------------------------------------------------------------------- */
 
-/* Give a slot back; its DELTA snapshots are freed.  d.lock held. */
+static u32 out_bytes(u8 op, const struct rkm_job *job)
+{
+	return rkm_job_nout(op, job) * job->len;
+}
+
+/* Give a slot back with its staging.  d.lock held. */
 static void slot_free_locked(u32 id)
 {
 	struct rkm_slot *s = &d.slots[id];
 	u32 j;
 
 	for (j = 0; j < s->njobs; j++) {
-		kfree(s->snap[j]);
-		s->snap[j] = NULL;
+		rkm_stage_free(s->out[j], out_bytes(s->op, s->job[j]));
+		s->out[j] = NULL;
 		s->job[j] = NULL;
 	}
 	s->njobs = 0;
@@ -240,13 +246,23 @@ static bool chunk_used(u8 op, u64 mask, int i, int k)
 	return op != RAIDKM_OP_DELTA || i >= k || (mask & (1ull << i));
 }
 
+/* Is chunk @i an output (ENCODE, DELTA: parity; DECODE: erased)? */
+static bool chunk_out(u8 op, u64 mask, int i, int k)
+{
+	if (op == RAIDKM_OP_DECODE)
+		return mask & (1ull << i);
+	return (op == RAIDKM_OP_ENCODE || op == RAIDKM_OP_DELTA) && i >= k;
+}
+
 /*
  * Arena offsets of a job's chunks: stripe @st of a ring entry of @ns
  * stripes (uapi descriptor layout), written to @desc when it is not NULL.
- * Returns the chunk bytes described, or 0 when a chunk is not arena.
+ * Inputs are the stripe's own arena pages (read-only for the daemon);
+ * outputs are consecutive chunks of its staging run at @out_off.
+ * Returns the chunk bytes described, or 0 when an input is not arena.
  */
 static u32 job_offsets(const struct rkm_job *job, u8 op, int k, int m,
-		       u64 *desc, u32 st, u32 ns)
+		       u64 *desc, u32 st, u32 ns, u64 out_off)
 {
 	u32 len = job->len, bytes = 0;
 	u64 off;
@@ -254,7 +270,13 @@ static u32 job_offsets(const struct rkm_job *job, u8 op, int k, int m,
 
 	for (i = 0; i < k + m; i++) {
 		off = RAIDKM_OFF_NONE;
-		if (chunk_used(op, job->mask, i, k)) {
+		if (chunk_out(op, job->mask, i, k)) {
+			if (!job->chunk[i])
+				return 0;
+			off = out_off;
+			out_off += len;
+			bytes += len;
+		} else if (chunk_used(op, job->mask, i, k)) {
 			if (!job->chunk[i] ||
 			    !rkm_arena_offset(job->chunk[i], len, &off))
 				return 0;
@@ -310,7 +332,8 @@ static void publish_locked(u32 id)
 		return;
 	}
 	for (j = 0; j < s->njobs; j++)
-		job_offsets(s->job[j], s->op, s->k, s->m, desc, j, s->njobs);
+		job_offsets(s->job[j], s->op, s->k, s->m, desc, j, s->njobs,
+			    s->out_off[j]);
 
 	s->gen++;
 	s->deadline = jiffies + msecs_to_jiffies(rkm_deadline_ms());
@@ -349,12 +372,12 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 {
 	unsigned long flags;
 	struct rkm_slot *s;
-	void *snap = NULL;
+	void *out = NULL;
 	bool kick = false;
 	int k, m;
 	s32 id;
 	u32 bytes, j;
-	u64 mask;
+	u64 mask, out_off = 0;
 	u8 op;
 
 	if (READ_ONCE(d.state) != RKM_DS_RUNNING || !job->code)
@@ -366,22 +389,24 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	m = rkm_code_m(job->code);
 	if (!job_shape_ok(job, op, k, m))
 		return false;
-	bytes = job_offsets(job, op, k, m, NULL, 0, 1);
+	bytes = job_offsets(job, op, k, m, NULL, 0, 1, 0);
 	if (!bytes)
 		return false;
 	mask = (op == RAIDKM_OP_DECODE || op == RAIDKM_OP_DELTA) ? job->mask : 0;
-	if (op == RAIDKM_OP_DELTA) {
+	if (rkm_job_nout(op, job)) {
 		/*
-		 * DELTA updates parity in place: keep the parity it starts
-		 * from, to re-run the job if the daemon is lost half-way
-		 * through it, and to verify it.
+		 * The daemon writes outputs to staging, never to the stripe:
+		 * they are copied over when the completion is accepted.
+		 * DELTA updates parity, so its staging starts as the parity.
 		 */
-		snap = kmalloc_array(m, job->len, GFP_ATOMIC | __GFP_NOWARN);
-		if (!snap)
+		out = rkm_stage_alloc(out_bytes(op, job), &out_off);
+		if (!out)
 			return false;
-		for (j = 0; j < m; j++)
-			memcpy(snap + (size_t)j * job->len, job->chunk[k + j],
-			       job->len);
+		out_off += rkm_arena_bytes();
+		if (op == RAIDKM_OP_DELTA)
+			for (j = 0; j < m; j++)
+				rkm_stage_copy(out + (size_t)j * job->len,
+					       job->chunk[k + j], job->len);
 	}
 
 	spin_lock_irqsave(&d.lock, flags);
@@ -413,7 +438,8 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	s = &d.slots[id];
 	j = s->njobs++;
 	s->job[j] = job;
-	s->snap[j] = snap;
+	s->out[j] = out;
+	s->out_off[j] = out_off;
 	s->bytes[j] = bytes;
 	d.inflight++;
 	if (s->njobs >= batch_limit())
@@ -441,7 +467,8 @@ cpu:
 	spin_unlock_irqrestore(&d.lock, flags);
 	if (kick)
 		queue_work(d.flush_wq, &d.flush_work);
-	kfree(snap);
+	if (out)
+		rkm_stage_free(out, out_bytes(op, job));
 	return false;
 }
 
@@ -497,20 +524,6 @@ static void flush_work_fn(struct work_struct *w)
 /* Completion                                                             */
 /* ---------------------------------------------------------------------- */
 
-/* Code the job on the CPU from its original inputs. */
-static void rerun_cpu(u8 op, struct rkm_job *job, const void *snap)
-{
-	int m = rkm_code_m(job->code), j;
-
-	/* DELTA updates parity in place: start again from the snapshot. */
-	if (op == RAIDKM_OP_DELTA)
-		for (j = 0; j < m; j++)
-			memcpy(rkm_job_out(op, job, j),
-			       (const u8 *)snap + (size_t)j * job->len,
-			       job->len);
-	rkm_job_run_cpu(job);
-}
-
 static void lose_locked(const char *why, bool fence, enum rkm_dstate next);
 
 /* How the jobs of a slot taken back end */
@@ -521,11 +534,14 @@ enum rkm_fin {
 };
 
 /*
- * Check every result of a slot the daemon completed (verify.c) and fill
- * in CHECK answers.  On a mismatch the daemon is dropped and fenced, and
- * false is returned: none of the slot's results is used.  ctl_mutex held.
+ * Take the results of a slot the daemon completed: copy each job's staged
+ * outputs into its stripe pages, which the daemon cannot write, and check
+ * those very bytes (verify.c), job after job; fill in CHECK answers.
+ * Returns how many jobs stand.  On a mismatch at job j the daemon is
+ * dropped and fenced; job j already holds the CPU's result (CHECK: is
+ * re-run) and jobs after it are left for the CPU.  ctl_mutex held.
  */
-static bool slot_results_ok(struct rkm_slot *s, u64 bitmap)
+static u32 slot_commit(struct rkm_slot *s, u64 bitmap)
 {
 	enum rkm_verify_scope scope;
 	struct rkm_job *job;
@@ -535,7 +551,7 @@ static bool slot_results_ok(struct rkm_slot *s, u64 bitmap)
 		job = s->job[j];
 		job->result = s->op == RAIDKM_OP_CHECK ?
 			      (int)((bitmap >> j) & 1) : 0;
-		if (rkm_verify_job(s->op, job, s->snap[j], &scope))
+		if (rkm_verify_commit(s->op, job, s->out[j], &scope))
 			continue;
 		rkm_stat_job(job, RAIDKM_STAT_VERIFY_MISMATCHES, 1);
 		pr_err("raidkm: daemon pid %d (%s) returned a wrong result (%s: op %u, k+m %d, %u bytes); CPU result used\n",
@@ -543,9 +559,12 @@ static bool slot_results_ok(struct rkm_slot *s, u64 bitmap)
 		       s->k + s->m, job->len);
 		rkm_verify_advise(d.pid, d.backend);
 		lose_locked("verify mismatch", true, RKM_DS_DEAD);
-		return false;
+		if (s->op == RAIDKM_OP_CHECK)
+			rkm_job_run_cpu(job);
+		rkm_stat_job(job, RAIDKM_STAT_JOBS_CPU, 1);
+		return j;
 	}
-	return true;
+	return j;
 }
 
 /*
@@ -558,24 +577,34 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 	struct rkm_slot *s = &d.slots[id];
 	struct rkm_job *jobs[RKM_BATCH];
 	unsigned long flags;
-	u32 j, n = s->njobs;
+	u32 j, n = s->njobs, good = 0, fixed = 0;
 
 	/* A fault on the way (a mismatch) makes the rest untrusted. */
 	if (how == RKM_FIN_DAEMON && READ_ONCE(d.state) == RKM_DS_DEAD)
 		how = RKM_FIN_RERUN;
-	/* After a mismatch it is fenced: the CPU's results below stay. */
-	if (how == RKM_FIN_DAEMON && !status && !slot_results_ok(s, bitmap))
-		how = RKM_FIN_RERUN;
+	/*
+	 * Jobs [0, good) stand, job good (after a mismatch) holds the CPU's
+	 * result, the rest are coded on the CPU from their stripe pages,
+	 * which the daemon never wrote.
+	 */
+	if (how == RKM_FIN_DAEMON && !status) {
+		good = slot_commit(s, bitmap);
+		fixed = good < n ? good + 1 : n;
+		if (good < n)
+			how = RKM_FIN_RERUN;
+	}
 	for (j = 0; j < n; j++) {
 		jobs[j] = s->job[j];
-		if (how == RKM_FIN_DAEMON && !status) {
+		if (j < good) {
 			rkm_stat_job(jobs[j], RAIDKM_STAT_JOBS_OFFLOADED, 1);
 			rkm_stat_job(jobs[j], RAIDKM_STAT_BYTES_OFFLOADED,
 				     s->bytes[j]);
 			continue;
 		}
-		rerun_cpu(s->op, jobs[j], s->snap[j]);
-		rkm_stat_job(jobs[j], RAIDKM_STAT_JOBS_CPU, 1);
+		if (j >= fixed) {
+			rkm_job_run_cpu(jobs[j]);
+			rkm_stat_job(jobs[j], RAIDKM_STAT_JOBS_CPU, 1);
+		}
 		if (how == RKM_FIN_RERUN)
 			rkm_stat_job(jobs[j], RAIDKM_STAT_RERUNS, 1);
 	}
@@ -825,7 +854,7 @@ int rkm_dispatch_open(struct file *file)
 	d.cookie = cookie;
 	d.file = file;
 	d.mapping = file->f_mapping;
-	d.mapped = false;
+	d.mapped = 0;
 	d.state = RKM_DS_OPEN;
 	spin_unlock_irqrestore(&d.lock, flags);
 	ctl_unlock();
@@ -844,7 +873,7 @@ void rkm_dispatch_release(struct file *file)
 		d.state = RKM_DS_IDLE;
 		d.file = NULL;
 		d.mapping = NULL;
-		d.mapped = false;
+		d.mapped = 0;
 		d.cookie = 0;
 		d.pid = 0;
 		memset(d.backend, 0, sizeof(d.backend));
@@ -861,9 +890,11 @@ int rkm_dispatch_mmap(struct file *file, struct vm_area_struct *vma)
 	if (d.file != file || d.state != RKM_DS_OPEN) {
 		ret = -ENODEV;
 	} else {
-		ret = rkm_shm_mmap(vma);
-		if (!ret && rkm_shm_whole(vma->vm_end - vma->vm_start))
-			d.mapped = true;
+		unsigned int covers;
+
+		ret = rkm_shm_mmap(vma, &covers);
+		if (!ret)
+			d.mapped |= covers;
 	}
 	ctl_unlock();
 	return ret;
@@ -883,8 +914,8 @@ int rkm_dispatch_attach(struct rkm_attach_req *req, struct net *net,
 		ret = -ENODEV;
 		break;
 	case RKM_DS_OPEN:
-		if (!d.mapped) {
-			NL_SET_ERR_MSG(extack, "map /dev/raidkm before ATTACH");
+		if (d.mapped != RKM_SHM_ALL) {
+			NL_SET_ERR_MSG(extack, "map all of /dev/raidkm before ATTACH");
 			ret = -ENODEV;
 		}
 		break;

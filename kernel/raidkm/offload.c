@@ -15,9 +15,12 @@ int rkm_offload_init(void)
 	ret = rkm_arena_init();
 	if (ret)
 		return ret;
-	ret = rkm_shm_init();
+	ret = rkm_stage_init();
 	if (ret)
 		goto err_arena;
+	ret = rkm_shm_init();
+	if (ret)
+		goto err_stage;
 	ret = rkm_dispatch_init();
 	if (ret)
 		goto err_shm;
@@ -40,6 +43,8 @@ err_dispatch:
 	rkm_dispatch_exit();
 err_shm:
 	rkm_shm_exit();
+err_stage:
+	rkm_stage_exit();
 err_arena:
 	rkm_arena_exit();
 	pr_err("raidkm: offload path init failed: %d\n", ret);
@@ -53,5 +58,6 @@ void rkm_offload_exit(void)
 	rkm_offload_sysfs_exit();
 	rkm_dispatch_exit();
 	rkm_shm_exit();
+	rkm_stage_exit();
 	rkm_arena_exit();
 }

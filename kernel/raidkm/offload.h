@@ -31,6 +31,22 @@ struct page *rkm_arena_page(unsigned long idx);
 bool rkm_arena_offset(const void *ptr, u32 len, u64 *off);
 void rkm_arena_counts(u64 *total, u64 *free, u64 *fallbacks);
 
+/* ---- stage.c: the output staging pool --------------------------------- */
+int rkm_stage_init(void);
+void rkm_stage_exit(void);
+u64 rkm_stage_bytes(void);
+struct page *rkm_stage_page(unsigned long idx);
+/*
+ * A run of whole pages for @bytes of outputs: its kernel address, and in
+ * *off its offset in the pool; NULL when the pool is full (counted).
+ */
+void *rkm_stage_alloc(u32 bytes, u64 *off);
+void rkm_stage_free(void *p, u32 bytes);
+/* memcpy() to or from staging, timed (stage_copy_bytes, stage_copy_ns) */
+void rkm_stage_copy(void *dst, const void *src, u32 n);
+void rkm_stage_counts(u64 *total, u64 *free, u64 *fallbacks, u64 *bytes,
+		      u64 *ns);
+
 /* ---- shm.c: header page, rings and descriptor slots -------------------- */
 #define RKM_SHM_ENTRIES		256	/* ring entries == job slots */
 #define RKM_SHM_MAX_STRIPES	16	/* stripes per ring entry, at most */
@@ -42,8 +58,12 @@ void rkm_shm_exit(void);
 int rkm_shm_reset(u64 session);
 struct raidkm_shm_hdr *rkm_shm_hdr(void);
 void *rkm_shm_ptr(u64 off);
-int rkm_shm_mmap(struct vm_area_struct *vma);
-bool rkm_shm_whole(unsigned long len);
+/* Parts of the mapping a VMA covers in full (rkm_shm_mmap's *covers) */
+#define RKM_SHM_CTL		(1u << 0)	/* header, rings, descriptors */
+#define RKM_SHM_INPUT		(1u << 1)	/* the arena: read-only */
+#define RKM_SHM_STAGE		(1u << 2)	/* staging: writable */
+#define RKM_SHM_ALL		(RKM_SHM_CTL | RKM_SHM_INPUT | RKM_SHM_STAGE)
+int rkm_shm_mmap(struct vm_area_struct *vma, unsigned int *covers);
 /* Revoke the arena pages from every mapping of @mapping (fencing) */
 void rkm_shm_revoke(struct address_space *mapping);
 
@@ -90,12 +110,15 @@ enum rkm_verify_scope {
 /* A daemon attached: check its first verify_fresh_jobs jobs in full */
 void rkm_verify_attach(void);
 /*
- * Does the daemon's result for @job (op RAIDKM_OP_*; CHECK: its answer in
- * ->result; DELTA: @snap holds the parity before the job) agree with the
- * CPU codec?  *scope says how much was compared, chosen now.
+ * Take the daemon's result for @job (op RAIDKM_OP_*; CHECK: its answer in
+ * ->result): copy its outputs from @staged (output j at j * len; NULL for
+ * CHECK) into the job's own pages and check those copied bytes against
+ * the CPU codec; *scope says how much was compared, chosen now.  Returns
+ * true when they agree.  On false the outputs already hold the CPU's
+ * result (CHECK: ->result is not fixed: re-run the job).
  */
-bool rkm_verify_job(u8 op, const struct rkm_job *job, const void *snap,
-		    enum rkm_verify_scope *scope);
+bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
+		       enum rkm_verify_scope *scope);
 const char *rkm_verify_scope_name(enum rkm_verify_scope scope);
 /* Checks of @scope made since load and the nanoseconds they took */
 void rkm_verify_counts(enum rkm_verify_scope scope, u64 *checks, u64 *ns);
@@ -103,6 +126,8 @@ void rkm_verify_counts(enum rkm_verify_scope scope, u64 *checks, u64 *ns);
 void rkm_verify_advise(pid_t pid, const char *backend);
 /* Output chunk @j of a job: parity, or DECODE's erased chunks in order */
 u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j);
+/* How many output chunks a job has (CHECK: none) */
+int rkm_job_nout(u8 op, const struct rkm_job *job);
 
 /* ---- offload_stats.c: counters, global and per array ------------------ */
 extern atomic64_t rkm_stats[__RAIDKM_STAT_MAX];

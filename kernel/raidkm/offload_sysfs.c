@@ -6,11 +6,14 @@
  *				jobs_in_flight,
  *				the global counters (one file each), the
  *				result checks made and their time, arena
- *				page counts, selftest (offload_selftest.c)
+ *				and staging page counts, staging copies
+ *				and their time, selftest
+ *				(offload_selftest.c)
  *   /sys/module/raidkm/parameters/	deadline_ms, verify_spot,
  *				verify_fresh_jobs, verify_ppm (writable,
  *				validated: a bad value is refused with
- *				-EINVAL and changes nothing), arena_mb
+ *				-EINVAL and changes nothing), arena_mb,
+ *				stage_mb
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -173,6 +176,24 @@ static ssize_t arena_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%llu\n", fallbacks);
 }
 
+static ssize_t stage_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	const char *name = attr->attr.name;
+	u64 total, free, fallbacks, bytes, ns;
+
+	rkm_stage_counts(&total, &free, &fallbacks, &bytes, &ns);
+	if (!strcmp(name, "stage_pages"))
+		return sysfs_emit(buf, "%llu\n", total);
+	if (!strcmp(name, "stage_free_pages"))
+		return sysfs_emit(buf, "%llu\n", free);
+	if (!strcmp(name, "stage_fallbacks"))
+		return sysfs_emit(buf, "%llu\n", fallbacks);
+	if (!strcmp(name, "stage_copy_bytes"))
+		return sysfs_emit(buf, "%llu\n", bytes);
+	return sysfs_emit(buf, "%llu\n", ns);
+}
+
 static ssize_t verify_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -255,6 +276,16 @@ static struct kobj_attribute verify_full_checks_attr =
 	__ATTR(verify_full_checks, 0444, verify_show, NULL);
 static struct kobj_attribute verify_full_ns_attr =
 	__ATTR(verify_full_ns, 0444, verify_show, NULL);
+static struct kobj_attribute stage_pages_attr =
+	__ATTR(stage_pages, 0444, stage_show, NULL);
+static struct kobj_attribute stage_free_attr =
+	__ATTR(stage_free_pages, 0444, stage_show, NULL);
+static struct kobj_attribute stage_fallbacks_attr =
+	__ATTR(stage_fallbacks, 0444, stage_show, NULL);
+static struct kobj_attribute stage_copy_bytes_attr =
+	__ATTR(stage_copy_bytes, 0444, stage_show, NULL);
+static struct kobj_attribute stage_copy_ns_attr =
+	__ATTR(stage_copy_ns, 0444, stage_show, NULL);
 static struct kobj_attribute selftest_attr = __ATTR_RW_MODE(selftest, 0600);
 
 static struct attribute *rkm_attrs[] = {
@@ -279,6 +310,11 @@ static struct attribute *rkm_attrs[] = {
 	&arena_pages_attr.attr,
 	&arena_free_attr.attr,
 	&arena_fallbacks_attr.attr,
+	&stage_pages_attr.attr,
+	&stage_free_attr.attr,
+	&stage_fallbacks_attr.attr,
+	&stage_copy_bytes_attr.attr,
+	&stage_copy_ns_attr.attr,
 	&selftest_attr.attr,
 	NULL,
 };

@@ -2,12 +2,17 @@
 /*
  * The shared control region of /dev/raidkm: the header page, the two
  * rings and the descriptor slots (layout by ring/rkm_shm.c, as the uapi
- * defines it), followed in the mapping by the arena.  One vmalloc_user()
- * area, allocated at load; re-initialised on every open of the device.
+ * defines it), followed in the mapping by the arena (inputs) and the
+ * staging pool (outputs).  One vmalloc_user() area, allocated at load;
+ * re-initialised on every open of the device.
  *
- * The daemon maps the whole [0, map_size) once, MAP_SHARED, at offset 0.
- * Every page is an ordinary page inserted with vm_insert_pages(), never a
- * PFN map, so raidkmd can register the arena with cudaHostRegister.
+ * The daemon maps the three parts, MAP_SHARED, each at its own offset:
+ * the control region and staging read-write, the arena read-only.  A
+ * mapping that covers an arena page is refused when writable and loses
+ * VM_MAYWRITE, so it can never become writable (mprotect, mremap,
+ * FOLL_FORCE).  Every page is an ordinary page inserted with
+ * vm_insert_pages(), never a PFN map, so raidkmd can register the arena
+ * (read-only) and staging with cudaHostRegister.
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -20,6 +25,7 @@
 static struct {
 	void *ctl;			/* header, rings, descriptors */
 	u64 ctl_bytes;			/* == hdr->arena_off */
+	u64 in_end;			/* == hdr->stage_off */
 	u64 map_bytes;			/* == hdr->map_size */
 	struct page **map_pages;	/* every page of the mapping, in order */
 	unsigned long map_npages;
@@ -35,6 +41,7 @@ static void shm_params(struct rkm_shm_params *p, u64 session)
 	p->max_stripes = RKM_SHM_MAX_STRIPES;
 	p->max_len = RAIDKM_MAX_LEN;
 	p->arena_size = rkm_arena_bytes();
+	p->stage_size = rkm_stage_bytes();
 	p->features = RAIDKM_FEAT_ALL;
 	p->session = session;
 }
@@ -43,7 +50,7 @@ int rkm_shm_init(void)
 {
 	struct raidkm_shm_hdr *probe;
 	struct rkm_shm_params p;
-	unsigned long i, nctl;
+	unsigned long i, nctl, nin;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct raidkm_shm_hdr) > RAIDKM_HDR_SIZE);
@@ -57,6 +64,7 @@ int rkm_shm_init(void)
 	shm_params(&p, 0);
 	ret = rkm_shm_layout(probe, &p);
 	shm.ctl_bytes = probe->arena_off;
+	shm.in_end = probe->stage_off;
 	shm.map_bytes = probe->map_size;
 	kfree(probe);
 	if (ret) {
@@ -82,8 +90,11 @@ int rkm_shm_init(void)
 	}
 	for (i = 0; i < nctl; i++)
 		shm.map_pages[i] = vmalloc_to_page(shm.ctl + i * PAGE_SIZE);
-	for (; i < shm.map_npages; i++)
+	nin = shm.in_end >> PAGE_SHIFT;
+	for (; i < nin; i++)
 		shm.map_pages[i] = rkm_arena_page(i - nctl);
+	for (; i < shm.map_npages; i++)
+		shm.map_pages[i] = rkm_stage_page(i - nin);
 	return rkm_shm_reset(0);
 }
 
@@ -138,29 +149,45 @@ static const struct vm_operations_struct shm_vm_ops = {
 	.fault = shm_fault,
 };
 
-/* Map [0, len) of the region; the daemon maps the header alone first. */
-int rkm_shm_mmap(struct vm_area_struct *vma)
+/*
+ * Map any page range of the region (the daemon maps the header alone
+ * first, then each part at its own offset).  *covers: the parts the
+ * mapping holds in full (RKM_SHM_*).
+ */
+int rkm_shm_mmap(struct vm_area_struct *vma, unsigned int *covers)
 {
-	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
 	unsigned long num = len >> PAGE_SHIFT;
 	int ret;
 
-	if (vma->vm_pgoff != 0 || len > shm.map_bytes)
+	*covers = 0;
+	if (vma->vm_pgoff >= shm.map_npages ||
+	    num > shm.map_npages - vma->vm_pgoff)
 		return -EINVAL;
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
+	/* Inputs: never writable through this mapping, now or later. */
+	if (start < shm.in_end && start + len > shm.ctl_bytes) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_ops = &shm_vm_ops;
-	ret = vm_insert_pages(vma, vma->vm_start, shm.map_pages, &num);
+	ret = vm_insert_pages(vma, vma->vm_start,
+			      shm.map_pages + vma->vm_pgoff, &num);
 	if (ret)
 		return ret;
-	return num ? -EFAULT : 0;
-}
-
-/* Does a mapping of @len bytes cover the whole region? */
-bool rkm_shm_whole(unsigned long len)
-{
-	return len == shm.map_bytes;
+	if (num)
+		return -EFAULT;
+	if (start == 0 && len >= shm.ctl_bytes)
+		*covers |= RKM_SHM_CTL;
+	if (start <= shm.ctl_bytes && start + len >= shm.in_end)
+		*covers |= RKM_SHM_INPUT;
+	if (start <= shm.in_end && start + len >= shm.map_bytes)
+		*covers |= RKM_SHM_STAGE;
+	return 0;
 }
 
 /* Take every page of the arena away from whoever maps @mapping. */

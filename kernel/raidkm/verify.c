@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Checking raidkmd's results: the outputs of a job the daemon completed
- * are recomputed on the in-kernel CPU codec and compared with the bytes
- * the daemon wrote.
+ * Taking and checking raidkmd's results: the outputs of a job the daemon
+ * completed are copied from staging into the job's own pages (which the
+ * daemon cannot write), then recomputed on the in-kernel CPU codec and
+ * compared with those copied bytes: what is checked is what is written.
  *
  *  - Spot check (verify_spot, on by default): every job, one random
  *    64-byte window of every output chunk (CHECK: of the stripe).
@@ -84,7 +85,7 @@ u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j)
 	return NULL;
 }
 
-static int nr_out(u8 op, const struct rkm_job *job)
+int rkm_job_nout(u8 op, const struct rkm_job *job)
 {
 	if (op == RAIDKM_OP_CHECK)
 		return 0;
@@ -101,12 +102,12 @@ static const u8 *at(const void *p, u32 off)
 
 /*
  * Recompute bytes [off, off + n) of the job's outputs into vbuf (output j
- * at j * n) from its inputs (DELTA: from the parity snapshot); CHECK
- * returns 1 when that window of the stripe is inconsistent.  Returns the
- * codec's answer (negative: the CPU cannot tell).  verify_lock held.
+ * at j * n) from its inputs (DELTA: from the parity in the stripe's pages,
+ * which must not be overwritten yet at that window); CHECK returns 1 when
+ * that window of the stripe is inconsistent.  Returns the codec's answer
+ * (negative: the CPU cannot tell).  verify_lock held.
  */
-static int window_expect(u8 op, const struct rkm_job *job, const u8 *snap,
-			 u32 off, u32 n)
+static int window_expect(u8 op, const struct rkm_job *job, u32 off, u32 n)
 {
 	struct rkm_code *c = job->code;
 	int k = rkm_code_k(c), m = rkm_code_m(c), i, e = 0;
@@ -126,7 +127,7 @@ static int window_expect(u8 op, const struct rkm_job *job, const u8 *snap,
 	case RAIDKM_OP_DELTA:
 		for (i = 0; i < m; i++) {
 			vout[i] = vbuf + i * n;
-			memcpy(vout[i], snap + (size_t)i * job->len + off, n);
+			memcpy(vout[i], job->chunk[k + i] + off, n);
 		}
 		for (i = 0; i < k; i++) {
 			vin[i] = at(job->chunk[i], off);
@@ -146,41 +147,109 @@ static bool window_same(u8 op, const struct rkm_job *job, u32 off, u32 n)
 {
 	int j;
 
-	for (j = 0; j < nr_out(op, job); j++)
+	for (j = 0; j < rkm_job_nout(op, job); j++)
 		if (memcmp(rkm_job_out(op, job, j) + off, vbuf + j * n, n))
 			return false;
 	return true;
 }
 
-bool rkm_verify_job(u8 op, const struct rkm_job *job, const void *snap,
-		    enum rkm_verify_scope *scope)
+/* Copy bytes [off, off + n) of every staged output into the job's pages */
+static void window_take(u8 op, struct rkm_job *job, const u8 *staged,
+			u32 off, u32 n)
 {
-	u32 off = 0, end = job->len, n;
+	int j;
+
+	for (j = 0; j < rkm_job_nout(op, job); j++)
+		rkm_stage_copy(rkm_job_out(op, job, j) + off,
+			       staged + (size_t)j * job->len + off, n);
+}
+
+/*
+ * [off, off + n) of the outputs: after a mismatch, the CPU's bytes
+ * (recomputed from inputs the daemon cannot write, DELTA's parity still
+ * untouched there); else the daemon's.  verify_lock held.
+ */
+static void window_fill(u8 op, struct rkm_job *job, const u8 *staged,
+			u32 off, u32 n, bool cpu)
+{
+	u32 step;
+	int j;
+
+	if (!cpu) {
+		window_take(op, job, staged, off, n);
+		return;
+	}
+	for (; n; off += step, n -= step) {
+		step = min_t(u32, n, RKM_FULL_STEP);
+		window_expect(op, job, off, step);
+		for (j = 0; j < rkm_job_nout(op, job); j++)
+			memcpy(rkm_job_out(op, job, j) + off, vbuf + j * step,
+			       step);
+	}
+}
+
+/*
+ * Check window [off, off + n) and take it: its expected bytes are computed
+ * before the window is overwritten (DELTA reads the old parity there),
+ * then the staged bytes are copied and compared where they now lie.  A
+ * wrong window gets the CPU's bytes.  Returns false when it was wrong.
+ */
+static bool window_check(u8 op, struct rkm_job *job, const u8 *staged,
+			 u32 off, u32 n, int *bad)
+{
+	int r, j;
+
+	r = window_expect(op, job, off, n);
+	if (op == RAIDKM_OP_CHECK) {
+		if (r > 0)
+			*bad = 1;
+		return true;
+	}
+	window_take(op, job, staged, off, n);
+	if (r < 0 || window_same(op, job, off, n))
+		return true;
+	for (j = 0; j < rkm_job_nout(op, job); j++)
+		memcpy(rkm_job_out(op, job, j) + off, vbuf + j * n, n);
+	return false;
+}
+
+bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
+		       enum rkm_verify_scope *scope)
+{
+	u32 off = 0, len = job->len, n;
 	bool same = true;
-	int r, bad = 0;
+	int bad = 0;
 	u64 t0;
 
 	mutex_lock(&verify_lock);
 	*scope = pick_scope();
-	if (*scope == RKM_VERIFY_NONE) {
+	t0 = ktime_get_ns();
+	switch (*scope) {
+	case RKM_VERIFY_NONE:
+		if (op != RAIDKM_OP_CHECK)
+			window_take(op, job, staged, 0, len);
 		mutex_unlock(&verify_lock);
 		return true;
-	}
-	t0 = ktime_get_ns();
-	if (*scope == RKM_VERIFY_SPOT) {
-		off = get_random_u32_below(job->len / RKM_SPOT_LEN) *
-		      RKM_SPOT_LEN;
-		end = off + RKM_SPOT_LEN;
-	}
-	for (; same && off < end; off += n) {
-		n = min_t(u32, end - off, RKM_FULL_STEP);
-		r = window_expect(op, job, snap, off, n);
-		if (r < 0)
-			continue;
-		if (op == RAIDKM_OP_CHECK)
-			bad |= r;
-		else
-			same = window_same(op, job, off, n);
+	case RKM_VERIFY_SPOT:
+		/* The window first, while everything else is untouched. */
+		off = get_random_u32_below(len / RKM_SPOT_LEN) * RKM_SPOT_LEN;
+		same = window_check(op, job, staged, off, RKM_SPOT_LEN, &bad);
+		if (op != RAIDKM_OP_CHECK) {
+			window_fill(op, job, staged, 0, off, !same);
+			window_fill(op, job, staged, off + RKM_SPOT_LEN,
+				    len - off - RKM_SPOT_LEN, !same);
+		}
+		break;
+	default:
+		for (off = 0; off < len; off += n) {
+			n = min_t(u32, len - off, RKM_FULL_STEP);
+			if (same)
+				same = window_check(op, job, staged, off, n,
+						    &bad);
+			else
+				window_fill(op, job, staged, off, n, true);
+		}
+		break;
 	}
 	atomic64_inc(&nchecks[*scope]);
 	atomic64_add(ktime_get_ns() - t0, &nsecs[*scope]);

@@ -271,6 +271,27 @@ static void drop_sys_admin(void)
 		die("capset");
 }
 
+/*
+ * Map the device as the uapi asks (a daemon's way): control region and
+ * staging read-write, the input arena read-only, contiguous.
+ */
+static volatile uint8_t *map_split(int fd, const struct raidkm_shm_hdr *h)
+{
+	uint8_t *b;
+
+	b = mmap(NULL, h->map_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (b == MAP_FAILED ||
+	    mmap(b, h->arena_off, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED ||
+	    mmap(b + h->arena_off, h->stage_off - h->arena_off, PROT_READ,
+		 MAP_SHARED | MAP_FIXED, fd, h->arena_off) == MAP_FAILED ||
+	    mmap(b + h->stage_off, h->stage_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, h->stage_off) == MAP_FAILED)
+		return NULL;
+	return b;
+}
+
 static const char *opt(const char *arg, const char *name)
 {
 	size_t n = strlen(name);
@@ -324,8 +345,7 @@ static int cmd_attach(int argc, char **argv)
 			die("mmap header");
 		if (!have_session)
 			session = h->session;
-		if (mmap(NULL, h->map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, 0) == MAP_FAILED)
+		if (!map_split(fd, h))
 			die("mmap");
 	}
 	if (drop)
@@ -397,17 +417,42 @@ static int cmd_mmap(void)
 	       (unsigned long long)h->arena_size, h->nslots);
 	CHECK(mmap(NULL, size + 4096, PROT_READ, MAP_SHARED, fd, 0) ==
 	      MAP_FAILED, "oversized map refused");
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096) == MAP_FAILED,
-	      "map at an offset refused");
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, size) == MAP_FAILED,
+	      "map past the end refused");
 	CHECK(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) ==
 	      MAP_FAILED, "private map refused");
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(map != MAP_FAILED, "map the whole region");
-	/* The arena is ordinary memory the daemon can write. */
-	map[h->arena_off] = map[h->arena_off];
-	map[size - 1] = map[size - 1];
+	CHECK(h->features & RAIDKM_FEAT_RO_INPUT, "RO_INPUT offered");
+	CHECK(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) ==
+	      MAP_FAILED && errno == EACCES, "writable whole map refused");
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   h->stage_off - 4096) == MAP_FAILED && errno == EACCES,
+	      "writable map of the last input page refused");
+	CHECK(mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   h->arena_off - 4096) == MAP_FAILED && errno == EACCES,
+	      "writable map reaching into the inputs refused");
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(map != MAP_FAILED, "read-only map of the whole region");
+	CHECK(mprotect((void *)map, size, PROT_READ | PROT_WRITE) &&
+	      errno == EACCES, "read-only map cannot be made writable");
 	CHECK(((struct raidkm_shm_hdr *)map)->session == h->session,
 	      "both maps show the same header");
+	map = map_split(fd, h);
+	CHECK(map, "split map: control and staging writable, inputs not");
+	map[0x100] = map[0x100];	/* sq_ctl.head: writable */
+	map[size - 1] = map[size - 1];	/* staging: writable */
+	CHECK(mprotect((void *)(map + h->arena_off), 4096,
+		       PROT_READ | PROT_WRITE) && errno == EACCES,
+	      "mprotect of an input page refused");
+	CHECK(mremap((void *)(map + h->arena_off), 4096, 4096, 0) !=
+	      MAP_FAILED, "mremap of an input page");
+	CHECK(mprotect((void *)(map + h->arena_off), 4096,
+		       PROT_READ | PROT_WRITE) && errno == EACCES,
+	      "mprotect after mremap refused");
+	fd2 = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	CHECK(fd2 >= 0, "open /proc/self/mem");
+	CHECK(pwrite(fd2, "x", 1, (off_t)(uintptr_t)(map + h->arena_off + 8)) <
+	      0, "write to an input page through /proc/self/mem refused");
+	close(fd2);
 	printf("mmap checks ok\n");
 	return 0;
 }

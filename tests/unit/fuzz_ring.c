@@ -121,9 +121,11 @@ static void fuzz_attach(const uint8_t *p, size_t left)
 	ORACLE(r.max_k >= 2 && r.max_k <= 63 && r.max_m >= 1 &&
 	       r.max_m <= 16 && r.batch >= 1 && r.batch <= 64, "limits");
 	ORACLE(!(r.features & ~RAIDKM_FEAT_ALL), "features");
+	ORACLE(r.features & RAIDKM_FEAT_RO_INPUT, "RO_INPUT required");
 }
 
 #define ARENA_SIZE	(256 * 1024)
+#define STAGE_START	(128 * 1024)	/* staging: the arena's second half */
 static uint8_t *arena;
 
 static void fuzz_sqe(const uint8_t *p, size_t left)
@@ -139,6 +141,8 @@ static void fuzz_sqe(const uint8_t *p, size_t left)
 
 	get(&e, sizeof(e), &p, &left);
 	get(desc, sizeof(desc), &p, &left);
+	/* odd generations: an older kernel end without a staging region */
+	l.stage_start = (e.gen & 1) ? 0 : STAGE_START;
 	if (rkm_sqe_check(&e, &l, &why))
 		return;
 	ORACLE(e.id < 16 && e.op >= 1 && e.op <= 4 && e.k >= 2 &&
@@ -155,6 +159,11 @@ static void fuzz_sqe(const uint8_t *p, size_t left)
 		}
 		ORACLE(offs[i] % 64 == 0 && offs[i] + e.len <= ARENA_SIZE,
 		       "offset in arena");
+		if (l.stage_start && rkm_desc_is_output(&e, i))
+			ORACLE(offs[i] >= STAGE_START, "output in staging");
+		else if (l.stage_start)
+			ORACLE(offs[i] + e.len <= STAGE_START,
+			       "input before staging");
 		if (offs[i] + e.len <= ARENA_SIZE) {
 			sink = arena[offs[i]];
 			sink = arena[offs[i] + e.len - 1];
@@ -246,7 +255,8 @@ static void setup(void)
 	struct rkm_shm_params sp = {
 		.page_size = 4096, .entries = 64, .desc_slot_size = 4096,
 		.max_stripes = 64, .max_len = 65536, .arena_size = 1 << 20,
-		.features = RAIDKM_FEAT_ALL, .session = 42,
+		.stage_size = 1 << 18, .features = RAIDKM_FEAT_ALL,
+		.session = 42,
 	};
 
 	arena = malloc(ARENA_SIZE);
@@ -297,6 +307,7 @@ static size_t template(int kind, uint8_t *b)
 				.ndesc = 20, .mask = 0x5 };
 	uint64_t ses = 0x0123456789abcdefull, off;
 	uint32_t v = 1, batch = 8, i;
+	uint64_t feat = RAIDKM_FEAT_ALL;
 	uint16_t nslots = 16;
 	size_t n = 1;
 
@@ -314,12 +325,16 @@ static size_t template(int kind, uint8_t *b)
 		n = put_attr(b, n, RAIDKM_A_SESSION, &ses, 8);
 		n = put_attr(b, n, RAIDKM_A_BACKEND, "cuda", 5);
 		n = put_attr(b, n, RAIDKM_A_BATCH, &batch, 4);
+		n = put_attr(b, n, RAIDKM_A_FEATURES, &feat, 8);
 		return n;
 	case K_SQE:
 		memcpy(b + n, &e, sizeof(e));
 		n += sizeof(e);
 		for (i = 0; i < 20; i++) {
+			/* parity (outputs) in staging, the rest before it */
 			off = (uint64_t)i * 4096;
+			if (i < 12 && i % 6 >= 4)
+				off += STAGE_START;
 			memcpy(b + n + i * 8, &off, 8);
 		}
 		return n + 20 * 8;

@@ -327,6 +327,125 @@ static void test_sqe(void)
 	end();
 }
 
+/* RAIDKM_FEAT_RO_INPUT: outputs in staging, inputs before it */
+static void test_split_desc(void)
+{
+	struct rkm_shm_limits l = { .nslots = 8, .desc_slot_size = 1024,
+				    .max_stripes = 8, .max_len = 65536,
+				    .arena_size = 65536, .stage_start = 32768 };
+	struct raidkm_sqe e;
+	__u64 desc[128], offs[128];
+	const char *why;
+	int i;
+
+	begin("split/outputs in staging, inputs before it");
+	e = valid_sqe();		/* DECODE 4+2, 2 stripes, erased 0, 1 */
+	for (i = 0; i < 12; i++)
+		desc[i] = 4096 * (i % 6);
+	/* stripe 0 and 1: chunks 0, 1 erased -> staging */
+	desc[0] = 32768;
+	desc[1] = 36864;
+	desc[6] = 40960;
+	desc[7] = 45056;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	CHECK(rkm_desc_is_output(&e, 7) && !rkm_desc_is_output(&e, 8));
+	desc[8] = 32768;		/* survivor in staging */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[8] = 32768 - 64;		/* survivor straddles the boundary */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[8] = 8192;
+	desc[7] = 4096;			/* output among the inputs */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[7] = 65536 - 4096;		/* last chunk of staging */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	l.stage_start = 0;		/* no split: anywhere goes */
+	desc[8] = 40960;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	l.stage_start = 65536 + 4096;	/* beyond the arena */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	end();
+
+	begin("split/encode and delta: parity staged, old data input");
+	l.stage_start = 32768;
+	e = valid_sqe();
+	e.op = RAIDKM_OP_DELTA;
+	e.mask = 0x2;
+	e.ndesc = 2 * 6 + 2 * 4;
+	for (i = 0; i < 20; i++)
+		desc[i] = i * 64;
+	desc[4] = 32768;
+	desc[5] = 36864;
+	desc[10] = 40960;
+	desc[11] = 45056;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	desc[12 + 1] = 49152;		/* old data in staging */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[12 + 1] = 0;
+	desc[1] = 49152;		/* new data in staging */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[1] = 64;
+	e.op = RAIDKM_OP_ENCODE;
+	e.mask = 0;
+	e.ndesc = 12;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	desc[11] = 8192;		/* parity among the inputs */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	e.op = RAIDKM_OP_CHECK;		/* CHECK: no outputs at all */
+	for (i = 0; i < 12; i++)
+		desc[i] = i * 2048;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	desc[11] = 45056;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	end();
+}
+
+static void test_split_layout(void)
+{
+	struct rkm_shm_params p = {
+		.page_size = 4096, .entries = 8, .desc_slot_size = 1024,
+		.max_stripes = 8, .max_len = 65536, .arena_size = 65536,
+		.stage_size = 16384, .features = RAIDKM_FEAT_ALL,
+		.session = 1,
+	};
+	struct raidkm_shm_hdr h, c;
+	struct rkm_shm_limits l;
+	const char *why;
+	int bad = 0;
+
+	begin("split/layout: staging at the end of the arena");
+	CHECK(rkm_shm_layout(&h, &p) == 0);
+	CHECK(h.features & RAIDKM_FEAT_RO_INPUT);
+	CHECK(h.arena_size == 65536 + 16384);
+	CHECK(h.stage_off == h.arena_off + 65536 && h.stage_size == 16384);
+	CHECK(h.map_size == h.stage_off + h.stage_size);
+	CHECK(rkm_shm_check(&h, h.map_size, &why) == 0);
+	rkm_shm_limits(&h, &l);
+	CHECK(l.stage_start == 65536 && l.arena_size == 65536 + 16384);
+#define MUT(stmt) do { c = h; stmt; \
+	if (!rkm_shm_check(&c, 0, &why)) { \
+		printf("    accepted: %s\n", #stmt); bad++; } } while (0)
+	MUT(c.stage_off += 4096);
+	MUT(c.stage_off -= 4096);
+	MUT(c.stage_off += 64);
+	MUT(c.stage_size = 0);
+	MUT((c.stage_off = c.arena_off, c.stage_size = c.arena_size));
+	MUT(c.features &= ~RAIDKM_FEAT_RO_INPUT);
+#undef MUT
+	CHECK(bad == 0);
+	p.stage_size = 0;		/* no staging: no feature, no fields */
+	CHECK(rkm_shm_layout(&h, &p) == 0);
+	CHECK(!(h.features & RAIDKM_FEAT_RO_INPUT) && !h.stage_off);
+	CHECK(rkm_shm_check(&h, h.map_size, &why) == 0);
+	rkm_shm_limits(&h, &l);
+	CHECK(l.stage_start == 0);
+	c = h;
+	c.stage_size = 4096;
+	CHECK(rkm_shm_check(&c, 0, &why) != 0);
+	p.stage_size = 100;
+	CHECK(rkm_shm_layout(&h, &p) != 0);
+	end();
+}
+
 static void test_shm_check(void)
 {
 	struct raidkm_shm_hdr *h, c;
@@ -394,6 +513,7 @@ static void test_attach(void)
 	uint32_t pos, v1 = RAIDKM_PROTO_VERSION, v2 = 2, batch = 65;
 	uint64_t ses = 0xabcdef, feat = ~0ull;
 	uint8_t mk = 1;
+	const char *why;
 
 	begin("attach/valid accepted, features agreed");
 	pos = put(b, 0, RAIDKM_A_VERSION, &v1, 4);
@@ -405,6 +525,28 @@ static void test_attach(void)
 	CHECK(!strcmp(r.backend, "cpu"));
 	CHECK(r.features == RAIDKM_FEAT_NEED_WAKEUP);
 	CHECK(r.batch == 1 && r.max_m == RAIDKM_MAX_M);
+	end();
+
+	begin("attach/RAIDKM_FEAT_RO_INPUT required when offered");
+	feat = RAIDKM_FEAT_NEED_WAKEUP;
+	pos = put(b, 0, RAIDKM_A_VERSION, &v1, 4);
+	pos = put(b, pos, RAIDKM_A_SESSION, &ses, 8);
+	pos = put(b, pos, RAIDKM_A_BACKEND, "cpu", 4);
+	pos = put(b, pos, RAIDKM_A_FEATURES, &feat, 8);
+	rkm_attach_init(&r);
+	CHECK(rkm_attach_parse(&r, b, pos, &why) == 0);
+	CHECK(rkm_attach_check(&r, ses, RAIDKM_FEAT_ALL, &why) ==
+	      -RKM_RING_EPROTO);
+	feat = RAIDKM_FEAT_ALL;
+	pos = put(b, 0, RAIDKM_A_VERSION, &v1, 4);
+	pos = put(b, pos, RAIDKM_A_SESSION, &ses, 8);
+	pos = put(b, pos, RAIDKM_A_BACKEND, "cpu", 4);
+	pos = put(b, pos, RAIDKM_A_FEATURES, &feat, 8);
+	rkm_attach_init(&r);
+	CHECK(rkm_attach_parse(&r, b, pos, &why) == 0);
+	CHECK(rkm_attach_check(&r, ses, RAIDKM_FEAT_ALL, &why) == 0);
+	CHECK(r.features == RAIDKM_FEAT_ALL);
+	feat = ~0ull;
 	end();
 
 	begin("attach/bad requests refused");
@@ -569,6 +711,8 @@ int main(void)
 	test_need_wakeup();
 	test_cqe();
 	test_sqe();
+	test_split_desc();
+	test_split_layout();
 	test_shm_check();
 	test_attach();
 	test_loop_completions();

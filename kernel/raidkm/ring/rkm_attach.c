@@ -157,6 +157,12 @@ int rkm_attach_check(struct rkm_attach_req *r, __u64 session,
 		*why = "OPS names an unknown op";
 	if (*why)
 		return -RKM_RING_EINVAL;
+	/* Offered, RO_INPUT is required: the split mapping is the guarantee. */
+	if ((offered & RAIDKM_FEAT_RO_INPUT) &&
+	    !(r->features & RAIDKM_FEAT_RO_INPUT)) {
+		*why = "daemon does not map inputs read-only (RAIDKM_FEAT_RO_INPUT required)";
+		return -RKM_RING_EPROTO;
+	}
 	r->features &= offered & RAIDKM_FEAT_ALL;
 	return 0;
 }

@@ -90,15 +90,33 @@ static int delta_optional(const struct raidkm_sqe *e, __u32 i)
 	return !(e->mask & ((__u64)1 << c));
 }
 
+int rkm_desc_is_output(const struct raidkm_sqe *e, __u32 i)
+{
+	__u32 n = e->k + e->m, c;
+
+	if (i >= e->nstripes * n)
+		return 0;	/* DELTA's old data */
+	c = i % n;
+	switch (e->op) {
+	case RAIDKM_OP_ENCODE:
+	case RAIDKM_OP_DELTA:
+		return c >= e->k;
+	case RAIDKM_OP_DECODE:
+		return !!(e->mask & ((__u64)1 << c));
+	default:
+		return 0;
+	}
+}
+
 int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
 		  const struct rkm_shm_limits *l, __u64 *offs,
 		  const char **why)
 {
+	__u64 off, lo, hi;
 	__u32 i;
-	__u64 off;
 
 	*why = NULL;
-	if (l->arena_size < e->len) {
+	if (l->arena_size < e->len || l->stage_start > l->arena_size) {
 		*why = "arena smaller than a chunk";
 		return RAIDKM_ST_EINVAL;
 	}
@@ -110,6 +128,16 @@ int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
 			continue;
 		if (off % RAIDKM_OFF_ALIGN || off > l->arena_size - e->len) {
 			*why = "chunk offset outside the arena or misaligned";
+			return RAIDKM_ST_EINVAL;
+		}
+		if (!l->stage_start)
+			continue;
+		/* [lo, hi): where this chunk must lie */
+		lo = rkm_desc_is_output(e, i) ? l->stage_start : 0;
+		hi = lo ? l->arena_size : l->stage_start;
+		if (off < lo || off > hi - e->len || hi - lo < e->len) {
+			*why = lo ? "output chunk outside the staging region" :
+				    "input chunk outside the input region";
 			return RAIDKM_ST_EINVAL;
 		}
 	}

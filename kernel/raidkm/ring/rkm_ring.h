@@ -114,7 +114,12 @@ struct rkm_shm_params {
 	__u32 desc_slot_size;	/* bytes of offsets per job, multiple of 8 */
 	__u32 max_stripes;	/* 1..RAIDKM_MAX_STRIPES */
 	__u32 max_len;		/* RAIDKM_LEN_ALIGN multiple, <= RAIDKM_MAX_LEN */
-	__u64 arena_size;	/* page multiple, > 0 */
+	__u64 arena_size;	/* input part of the arena: page multiple, > 0 */
+	/*
+	 * Staging part, after the inputs: page multiple; 0 for none (then
+	 * RAIDKM_FEAT_RO_INPUT is not offered, whatever @features says).
+	 */
+	__u64 stage_size;
 	__u64 features;		/* RAIDKM_FEAT_* offered */
 	__u64 session;		/* random cookie */
 };
@@ -145,6 +150,12 @@ struct rkm_shm_limits {
 	__u32 max_stripes;
 	__u32 max_len;
 	__u64 arena_size;
+	/*
+	 * Arena offset where staging starts (RAIDKM_FEAT_RO_INPUT): outputs
+	 * must lie at or after it, inputs end before it.  0: no split, any
+	 * chunk anywhere in the arena (an older kernel end).
+	 */
+	__u64 stage_start;
 };
 
 void rkm_shm_limits(const struct raidkm_shm_hdr *h, struct rkm_shm_limits *l);
@@ -174,9 +185,16 @@ int rkm_sqe_check(const struct raidkm_sqe *e, const struct rkm_shm_limits *l,
 		  const char **why);
 
 /*
+ * Is descriptor entry @i of a checked entry an output chunk (ENCODE and
+ * DELTA: parity; DECODE: an erased chunk)?  Everything else is an input.
+ */
+int rkm_desc_is_output(const struct raidkm_sqe *e, __u32 i);
+
+/*
  * Copy and validate the offsets of a checked entry from its descriptor
- * slot @desc (shared) into @offs (ndesc entries, private).  Returns 0 or
- * RAIDKM_ST_EINVAL with a reason.
+ * slot @desc (shared) into @offs (ndesc entries, private): aligned, inside
+ * the arena, and with l->stage_start, outputs in staging and inputs
+ * before it.  Returns 0 or RAIDKM_ST_EINVAL with a reason.
  */
 int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
 		  const struct rkm_shm_limits *l, __u64 *offs,

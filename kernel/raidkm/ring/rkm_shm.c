@@ -26,7 +26,7 @@ int rkm_shm_layout(struct raidkm_shm_hdr *h, const struct rkm_shm_params *p)
 	    p->max_stripes < 1 || p->max_stripes > RAIDKM_MAX_STRIPES ||
 	    p->max_len < RAIDKM_LEN_ALIGN || p->max_len % RAIDKM_LEN_ALIGN ||
 	    p->max_len > RAIDKM_MAX_LEN ||
-	    !p->arena_size || p->arena_size % ps)
+	    !p->arena_size || p->arena_size % ps || p->stage_size % ps)
 		return -RKM_RING_EINVAL;
 
 	memset(h, 0, sizeof(*h));
@@ -34,7 +34,9 @@ int rkm_shm_layout(struct raidkm_shm_hdr *h, const struct rkm_shm_params *p)
 	h->version = RAIDKM_PROTO_VERSION;
 	h->hdr_size = sizeof(*h);
 	h->page_size = ps;
-	h->features = p->features & RAIDKM_FEAT_ALL;
+	h->features = p->features & RAIDKM_FEAT_ALL & ~RAIDKM_FEAT_RO_INPUT;
+	if (p->stage_size)
+		h->features |= RAIDKM_FEAT_RO_INPUT;
 	h->session = p->session;
 	h->kstate = RAIDKM_KSTATE_OPEN;
 
@@ -55,8 +57,13 @@ int rkm_shm_layout(struct raidkm_shm_hdr *h, const struct rkm_shm_params *p)
 	off += round_up_to((__u64)p->entries * p->desc_slot_size, ps);
 
 	h->arena_off = off;
-	h->arena_size = p->arena_size;
+	h->arena_size = p->arena_size + p->stage_size;
 	off += p->arena_size;
+	if (p->stage_size) {
+		h->stage_off = off;
+		h->stage_size = p->stage_size;
+		off += p->stage_size;
+	}
 
 	h->map_size = off;
 	h->max_stripes = p->max_stripes;
@@ -133,6 +140,15 @@ int rkm_shm_check(const struct raidkm_shm_hdr *h, __u64 mapped,
 		*why = "regions overlap";
 	else if (h->arena_size % ps)
 		*why = "arena not page aligned";
+	else if (!(h->features & RAIDKM_FEAT_RO_INPUT) &&
+		 (h->stage_off || h->stage_size))
+		*why = "staging region without RAIDKM_FEAT_RO_INPUT";
+	else if ((h->features & RAIDKM_FEAT_RO_INPUT) &&
+		 (!h->stage_size || h->stage_size % ps ||
+		  h->stage_off % ps || h->stage_off <= h->arena_off ||
+		  h->stage_size >= h->arena_size ||
+		  h->stage_off != h->arena_off + h->arena_size - h->stage_size))
+		*why = "staging region is not the page-aligned end of the arena";
 	else if (h->sq_ctl.entries != h->sq_entries ||
 		 h->sq_ctl.mask != h->sq_entries - 1 ||
 		 h->cq_ctl.entries != h->cq_entries ||
@@ -148,4 +164,6 @@ void rkm_shm_limits(const struct raidkm_shm_hdr *h, struct rkm_shm_limits *l)
 	l->max_stripes = h->max_stripes;
 	l->max_len = h->max_len;
 	l->arena_size = h->arena_size;
+	l->stage_start = (h->features & RAIDKM_FEAT_RO_INPUT) ?
+			 h->stage_off - h->arena_off : 0;
 }

@@ -23,13 +23,27 @@
  *       |                    |  slot, the arena offsets of its chunks
  *       |                    |  (kernel writes, daemon only reads)
  *       +--------------------+ hdr->arena_off
- *       | arena              |  arena_size bytes of ordinary pages: the
- *       |                    |  stripe pages jobs read and write
- *       +--------------------+ hdr->map_size
+ *       | arena: inputs      |  the stripe cache's pages: every chunk a
+ *       |                    |  job reads (read-only for the daemon)
+ *       +- - - - - - - - - - + hdr->stage_off  (RAIDKM_FEAT_RO_INPUT)
+ *       | arena: staging     |  stage_size bytes the kernel hands out as
+ *       |                    |  job outputs (the daemon writes them)
+ *       +--------------------+ hdr->map_size == arena_off + arena_size
  *
  *     Every offset in the header is a multiple of hdr->page_size and every
- *     region is a whole number of pages.  The daemon maps [0, map_size)
- *     once with PROT_READ | PROT_WRITE, MAP_SHARED at file offset 0.
+ *     region is a whole number of pages.  Chunk offsets in descriptors are
+ *     relative to arena_off and cover both parts of the arena.
+ *
+ *     With RAIDKM_FEAT_RO_INPUT (always offered by raidkm.ko, and then
+ *     required at ATTACH) the daemon maps three pieces, MAP_SHARED, each
+ *     at its own file offset (MAP_FIXED into one reserved range keeps
+ *     them contiguous): [0, arena_off) PROT_READ | PROT_WRITE,
+ *     [arena_off, stage_off) PROT_READ only, [stage_off, map_size)
+ *     PROT_READ | PROT_WRITE.  The kernel refuses (-EACCES) a writable
+ *     mapping of any input page and maps input pages without VM_MAYWRITE,
+ *     so neither mprotect() nor mremap() nor FOLL_FORCE can make them
+ *     writable.  Without the feature (an older kernel end) the daemon
+ *     maps [0, map_size) once, read-write.
  *
  *  2. A generic netlink family RAIDKM_GENL_NAME for control: ATTACH,
  *     DETACH, GET_STATS (daemon/tool -> kernel), and the doorbells
@@ -40,8 +54,35 @@
  * reads a completion entry exactly once, and validates every field of it
  * (id in range, slot busy, generation match, status, check bitmap).  The
  * daemon, in turn, validates each submission entry and descriptor before
- * it touches memory (offsets inside the arena, aligned, geometry legal),
- * so a garbage ring cannot crash it.
+ * it touches memory (offsets inside the arena, aligned, geometry legal,
+ * inputs in the input part and outputs in staging), so a garbage ring
+ * cannot crash it.
+ *
+ * Threat model (RAIDKM_FEAT_RO_INPUT; Documentation/offload.rst has the
+ * long form).  What a daemon can do, by bug or on purpose, through the
+ * shared memory and netlink:
+ *
+ *  - Read every input page (the stripe cache: user data and parity).
+ *    A daemon sees the data of every array it serves.
+ *  - Write the rings, descriptors it should only read, and staging.
+ *    Garbage there costs it its session (the kernel validates what it
+ *    reads once) and never a kernel crash.
+ *  - Return wrong outputs, or none.  Outputs are staged: the kernel
+ *    copies a job's outputs into the stripe's own pages only when it
+ *    accepts the completion, then checks (spot, sampled or full) exactly
+ *    those copied bytes; writes to staging after that reach nothing.
+ *    What the checks miss of a wrong result is the only way a daemon can
+ *    change what reaches the disks: wrong parity (found by a parity
+ *    check) or a wrong rebuilt chunk.
+ *
+ * What it cannot do: write an input page (user data, parity, survivors,
+ * DELTA's old data) through its mapping (nor through a device it
+ * registers the mapping with, once registered read-only), change outputs
+ * after acceptance, make the kernel complete a job wrongly formed, or
+ * hang a job (deadlines).  This holds against a buggy daemon and a
+ * faulty GPU stack.  A hostile root process is not confined by it: root
+ * can load a module or write the member disks; the boundary keeps the
+ * daemon's own access to the shared memory from reaching the data.
  *
  * All multi-byte fields are in host byte order.  All structures have
  * explicit widths and no implicit padding.
@@ -231,7 +272,16 @@ struct raidkm_shm_hdr {
 	__u64 arena_size;
 	__u32 max_stripes;	/* <= RAIDKM_MAX_STRIPES */
 	__u32 max_len;		/* <= RAIDKM_MAX_LEN */
-	__u64 __resv1[8];	/* zero */
+	/*
+	 * RAIDKM_FEAT_RO_INPUT: the staging part of the arena, at its end:
+	 * arena_off < stage_off, stage_off + stage_size == arena_off +
+	 * arena_size.  Output chunks (ENCODE and DELTA parity, DECODE's
+	 * rebuilt chunks) lie in it, every other chunk before it.  Both
+	 * zero without the feature.
+	 */
+	__u64 stage_off;
+	__u64 stage_size;
+	__u64 __resv1[6];	/* zero */
 
 	/* at byte 256 and 512: the two rings' control blocks */
 	__u8 __pad_to_ctl[72];	/* up to byte 256 */
@@ -244,8 +294,15 @@ struct raidkm_shm_hdr {
  */
 #define RAIDKM_FEAT_NEED_WAKEUP	(1ull << 0)	/* ring flags honoured */
 #define RAIDKM_FEAT_CHECK_BITMAP (1ull << 1)	/* cqe.check_bitmap per stripe */
+/*
+ * Inputs read-only, outputs staged (stage_off, stage_size; the mapping
+ * rules above).  A kernel end that offers it requires it: an ATTACH
+ * without it is refused with -EPROTO.
+ */
+#define RAIDKM_FEAT_RO_INPUT	(1ull << 2)
 #define RAIDKM_FEAT_ALL		(RAIDKM_FEAT_NEED_WAKEUP | \
-				 RAIDKM_FEAT_CHECK_BITMAP)
+				 RAIDKM_FEAT_CHECK_BITMAP | \
+				 RAIDKM_FEAT_RO_INPUT)
 
 /* ====================================================================== */
 /* Ring entries                                                           */
@@ -284,7 +341,10 @@ enum raidkm_op {
  * desc_slot_size; mask legal for op (DECODE: 1..m bits below k + m;
  * DELTA: 1+ bits below k; ENCODE, CHECK: 0); flags and reserved zero;
  * every offset a multiple of RAIDKM_OFF_ALIGN with off + len <=
- * arena_size.  A bad entry is answered with status -EINVAL; the daemon
+ * arena_size; with RAIDKM_FEAT_RO_INPUT, every output chunk (ENCODE and
+ * DELTA: chunks k..k+m-1 of each stripe; DECODE: the chunks in mask)
+ * inside staging (off >= stage_off - arena_off) and every other chunk
+ * before it (off + len <= stage_off - arena_off).  A bad entry is answered with status -EINVAL; the daemon
  * does not touch the arena for it.  (An entry whose id is out of range
  * cannot be answered: the daemon only logs it, and the kernel, which
  * never writes one, recovers the job by its deadline.)
@@ -307,7 +367,9 @@ struct raidkm_sqe {
  * Completion entry, 32 bytes; written by the daemon, read by the kernel.
  *
  * Exactly one completion per submission entry the daemon consumed,
- * in any order.  The kernel copies the entry once, then accepts it only if
+ * in any order.  Posting it hands the job's staged outputs to the kernel:
+ * the daemon must not write them afterwards (the kernel copies them
+ * out; later writes are lost, not harmful).  The kernel copies the entry once, then accepts it only if
  * id < nslots, slot id is in flight, gen equals that slot's generation,
  * status is 0 or one of the RAIDKM_ST_* errors, check_bitmap is zero
  * unless op == CHECK and status == 0 and only has bits below nstripes,

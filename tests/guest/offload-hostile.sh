@@ -1,0 +1,141 @@
+# A daemon must not be able to change what reaches the disks (issue 15).
+# raidkmd with fault injection on a km 4+2 array under fio --verify:
+# (i) --fault=write-input:N writes a data chunk it was given to code: the
+# input arena is mapped read-only (RAIDKM_FEAT_RO_INPUT), the write
+# faults, raidkmd dies of SIGSEGV, the kernel re-runs its jobs on the CPU
+# from the untouched pages; (ii) --fault=write-output-late:N overwrites
+# the outputs of a job after posting its (correct) completion: outputs
+# are staged and copied into the stripe when the completion is accepted,
+# so the late writes reach nothing.  Each: fio sees no error, check gives
+# mismatch_cnt 0, no kernel warning; then an honest raidkmd attaches and
+# serves.  Last, the cost of staging (copies per job and per GiB against
+# coding a job on the CPU), honest daemon (TCG: ratios only).
+# timeout: 900
+. /lib/raidkm/lib.sh
+
+K=/sys/kernel/raidkm
+P=/sys/module/raidkm/parameters
+N=6 M=2
+FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengine=libaio --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1"
+
+ramdisks $N 16
+load_raidkm
+check sh -c "echo 10000 >$P/deadline_ms"
+check mdadm_km --create /dev/md0 --run --level=km --layout=m$M \
+	--raid-devices=$N --chunk=64 $(members $N)
+wait_sync md0
+S=/sys/block/md0/md
+[ "$(rkm_stat stage_pages)" -gt 0 ] || fail "no staging pool"
+
+load() {
+	check $FIO --name=$1-seq --rw=write --bs=256k --iodepth=4 --size=16M
+	check $FIO --name=$1-rnd --rw=randwrite --bs=4k --iodepth=8 \
+		--size=8M --offset=16M --number_ios=300
+}
+parity_check() {
+	echo check >$S/sync_action
+	sleep 1
+	wait_sync md0
+	mm=$(cat $S/mismatch_cnt)
+}
+no_warning() {
+	dmesg | grep -E 'WARNING|BUG|Oops|general protection' &&
+		fail "kernel warning"
+	return 0
+}
+honest() {
+	note "an honest daemon attaches and serves after $1"
+	: >$RKMD_LOG
+	start_raidkmd
+	off=$(rkm_stat jobs_offloaded)
+	mis=$(rkm_stat verify_mismatches)
+	load honest
+	[ "$(rkm_stat jobs_offloaded)" -gt "$off" ] || fail "honest daemon served nothing"
+	[ "$(rkm_stat verify_mismatches)" = "$mis" ] || fail "honest daemon mismatched"
+	[ "$(rkm_stat daemon_state)" = running ] || fail "honest daemon dropped"
+	kill -TERM $daemon
+	wait $daemon || fail "raidkmd exited $? on SIGTERM"
+	wait_daemon_state idle
+}
+
+note "(i) a daemon that writes an input chunk: --fault=write-input:40"
+rr0=$(rkm_stat reruns)
+start_raidkmd --fault=write-input:40
+r=0
+while [ "$(rkm_stat daemon_state)" = running ]; do
+	r=$((r + 1))
+	[ $r -le 5 ] || fail "write-input: raidkmd still serving after $r rounds"
+	load win$r
+done
+wait $daemon
+rc=$?
+wait_daemon_state idle
+cat $RKMD_LOG | tail -n 5
+[ $rc = 139 ] || fail "raidkmd exited $rc, not of SIGSEGV (139)"
+grep -q 'the write to an input chunk faulted' $RKMD_LOG ||
+	fail "the input write did not fault"
+echo "write-input: raidkmd died of SIGSEGV in round $r; jobs re-run on the CPU: $(($(rkm_stat reruns) - rr0))"
+load after-win
+parity_check
+echo "write-input: mismatch_cnt $mm"
+[ "$mm" = 0 ] || fail "mismatch_cnt $mm after write-input"
+no_warning
+honest write-input
+
+note "(ii) a daemon that overwrites outputs after completing: --fault=write-output-late:20"
+: >$RKMD_LOG
+mis0=$(rkm_stat verify_mismatches)
+start_raidkmd --fault=write-output-late:20
+for r in 1 2 3; do
+	load wol$r
+done
+late=$(grep -c 'overwrote .* output chunk' $RKMD_LOG)
+echo "write-output-late: $late late overwrites, daemon $(rkm_stat daemon_state), verify mismatches $(($(rkm_stat verify_mismatches) - mis0))"
+[ "$late" -gt 0 ] || fail "no late overwrite injected"
+if [ "$(rkm_stat daemon_state)" = running ]; then
+	kill -TERM $daemon
+	wait $daemon || fail "raidkmd exited $? on SIGTERM"
+else
+	wait $daemon
+fi
+wait_daemon_state idle
+parity_check
+echo "write-output-late: mismatch_cnt $mm"
+[ "$mm" = 0 ] || fail "mismatch_cnt $mm after write-output-late"
+no_warning
+honest write-output-late
+
+note "cost of staging: honest daemon, 3 rounds of 32 MiB full-stripe writes"
+: >$RKMD_LOG
+start_raidkmd
+load warm
+# round SPOT PPM: copy ns/job, copy bytes/job, check ns/job
+round() {
+	check sh -c "echo $1 >$P/verify_spot; echo $2 >$P/verify_ppm"
+	j0=$(rkm_stat jobs_offloaded)
+	b0=$(rkm_stat stage_copy_bytes) c0=$(rkm_stat stage_copy_ns)
+	fc0=$(rkm_stat verify_full_checks) fn0=$(rkm_stat verify_full_ns)
+	check $FIO --name=cost --rw=write --bs=256k --iodepth=4 --size=32M \
+		--do_verify=0 >/dev/null
+	jobs=$(($(rkm_stat jobs_offloaded) - j0))
+	[ "$jobs" -gt 0 ] || fail "no job offloaded"
+	cb=$(($(rkm_stat stage_copy_bytes) - b0))
+	cn=$(($(rkm_stat stage_copy_ns) - c0))
+	fc=$(($(rkm_stat verify_full_checks) - fc0))
+	fu=0
+	[ $fc = 0 ] || fu=$((($(rkm_stat verify_full_ns) - fn0) / fc))
+	echo "$jobs jobs: staging copied $((cb / jobs)) bytes/job in $((cn / jobs)) ns/job ($((cn * 1024 / (cb / 1048576) / 1024)) ns/MiB); full check $fu ns/job"
+}
+for i in 1 2 3; do
+	round 0 0
+	round 0 1000000
+done
+check sh -c "echo 1 >$P/verify_spot; echo 10000 >$P/verify_ppm"
+echo "stage_fallbacks $(rkm_stat stage_fallbacks), stage_free_pages $(rkm_stat stage_free_pages)/$(rkm_stat stage_pages)"
+kill -TERM $daemon
+wait $daemon || fail "raidkmd exited $? on SIGTERM"
+wait_daemon_state idle
+no_warning
+check mdadm_km --stop /dev/md0
+dmesg | grep raidkm | tail -n 20
+echo "offload-hostile: ok"
