@@ -154,7 +154,8 @@ static int cpu_probe(char *why, size_t whylen)
 
 static void cpu_close(struct rkmd_backend *be);
 
-static struct rkmd_backend *cpu_open(void *base, size_t len, int nthreads,
+static struct rkmd_backend *cpu_open(void *base, size_t len, size_t ro_len,
+				     int nthreads,
 				     rkmd_complete_fn done, void *ctx,
 				     char *why, size_t whylen)
 {

@@ -28,7 +28,8 @@ static int noop_probe(char *why, size_t whylen)
 	return 0;
 }
 
-static struct rkmd_backend *noop_open(void *base, size_t len, int nthreads,
+static struct rkmd_backend *noop_open(void *base, size_t len, size_t ro_len,
+				      int nthreads,
 				      rkmd_complete_fn done, void *ctx,
 				      char *why, size_t whylen)
 {

@@ -694,7 +694,8 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 	ret = core_setup(c);
 	if (ret)
 		goto out_free;
-	c->be = c->bops->open(c->arena, c->lim.arena_size, cfg->threads,
+	c->be = c->bops->open(c->arena, c->lim.arena_size,
+			      c->lim.stage_start, cfg->threads,
 			      core_done, c, why, sizeof(why));
 	if (!c->be) {
 		rkmd_err("backend %s: %s", c->bops->name, why);

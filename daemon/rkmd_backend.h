@@ -45,13 +45,16 @@ struct rkmd_backend_ops {
 	int (*probe)(char *why, size_t whylen);
 	/*
 	 * Start: the arena [base, base + len) stays mapped until ->close.
-	 * nthreads is a hint (-1: the backend's default, 0: code on the
+	 * Its first ro_len bytes hold job inputs only and are mapped
+	 * read-only (RAIDKM_FEAT_RO_INPUT): a backend must not ask for write
+	 * access there (the CUDA backend registers them read-only); outputs
+	 * lie after them.  nthreads is a hint (-1: the backend's default, 0: code on the
 	 * submitting thread where the backend can).  Returns a backend or
 	 * NULL (reason in why).
 	 */
-	struct rkmd_backend *(*open)(void *base, size_t len, int nthreads,
-				     rkmd_complete_fn done, void *ctx,
-				     char *why, size_t whylen);
+	struct rkmd_backend *(*open)(void *base, size_t len, size_t ro_len,
+				     int nthreads, rkmd_complete_fn done,
+				     void *ctx, char *why, size_t whylen);
 	/* Queue a job; done() is called once for it, from any thread. */
 	int (*submit)(struct rkmd_backend *b, struct rkmd_job *job);
 	/* Wait until every submitted job has completed. */

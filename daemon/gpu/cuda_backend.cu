@@ -142,6 +142,7 @@ struct slot {
 
 struct cuda_backend {
 	char *base;
+	size_t ro_len;		/* inputs, registered read-only */
 	size_t len;
 	intptr_t delta;			/* device address - host address */
 	int dev;
@@ -1172,7 +1173,77 @@ static int cuda_probe(char *why, size_t whylen)
 
 static void cuda_close(struct rkmd_backend *be);
 
-static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
+/*
+ * Register the arena for zero-copy access: its first ro_len bytes (job
+ * inputs, mapped read-only by the kernel) read-only for the device too,
+ * the rest (outputs) read-write.  Both must translate with one offset.
+ */
+static cudaError_t register_arena(struct cuda_backend *b, size_t ro_len,
+				  void **dptr, char *why, size_t whylen)
+{
+	const unsigned int fl = cudaHostRegisterMapped |
+				cudaHostRegisterPortable;
+	void *d2 = NULL;
+	cudaError_t e;
+	int ro_ok = 0;
+
+	b->ro_len = ro_len;
+	if (!ro_len || ro_len >= b->len) {
+		b->ro_len = 0;
+		e = cudaHostRegister(b->base, b->len, fl);
+		if (e != cudaSuccess)
+			snprintf(why, whylen, "cudaHostRegister(arena, %zu MiB): %s",
+				 b->len >> 20, cudaGetErrorString(e));
+		else
+			e = cudaHostGetDevicePointer(dptr, b->base, 0);
+		return e;
+	}
+	cudaDeviceGetAttribute(&ro_ok, cudaDevAttrHostRegisterReadOnlySupported,
+			       b->dev);
+	if (!ro_ok) {
+		snprintf(why, whylen, "the kernel maps job inputs read-only and this GPU cannot register read-only host memory");
+		return cudaErrorNotSupported;
+	}
+	e = cudaHostRegister(b->base, ro_len, fl | cudaHostRegisterReadOnly);
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "cudaHostRegister(inputs, %zu MiB, read-only): %s",
+			 ro_len >> 20, cudaGetErrorString(e));
+		return e;
+	}
+	e = cudaHostRegister(b->base + ro_len, b->len - ro_len, fl);
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "cudaHostRegister(outputs, %zu MiB): %s",
+			 (b->len - ro_len) >> 20, cudaGetErrorString(e));
+		cudaHostUnregister(b->base);
+		return e;
+	}
+	e = cudaHostGetDevicePointer(dptr, b->base, 0);
+	if (e == cudaSuccess)
+		e = cudaHostGetDevicePointer(&d2, b->base + ro_len, 0);
+	if (e == cudaSuccess &&
+	    (char *)d2 - (char *)*dptr != (ptrdiff_t)ro_len) {
+		snprintf(why, whylen, "the two registrations of the arena do not translate alike");
+		e = cudaErrorInvalidValue;
+	}
+	if (e != cudaSuccess) {
+		if (!why[0])
+			snprintf(why, whylen, "cudaHostGetDevicePointer(arena): %s",
+				 cudaGetErrorString(e));
+		cudaHostUnregister(b->base + ro_len);
+		cudaHostUnregister(b->base);
+	}
+	return e;
+}
+
+static void unregister_arena(struct cuda_backend *b)
+{
+	if (b->ro_len)
+		cudaHostUnregister(b->base + b->ro_len);
+	cudaHostUnregister(b->base);
+}
+
+static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
+				      int nthreads,
 				      rkmd_complete_fn done, void *ctx,
 				      char *why, size_t whylen)
 {
@@ -1235,20 +1306,10 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
 			 b->dev, cudaGetErrorString(e));
 		goto fail_early;
 	}
-	e = cudaHostRegister(base, len, cudaHostRegisterMapped |
-			     cudaHostRegisterPortable);
-	if (e != cudaSuccess) {
-		snprintf(why, whylen, "cudaHostRegister(arena, %zu MiB): %s",
-			 len >> 20, cudaGetErrorString(e));
+	why[0] = 0;
+	e = register_arena(b, ro_len, &dptr, why, whylen);
+	if (e != cudaSuccess)
 		goto fail_early;
-	}
-	e = cudaHostGetDevicePointer(&dptr, base, 0);
-	if (e != cudaSuccess) {
-		cudaHostUnregister(base);
-		snprintf(why, whylen, "cudaHostGetDevicePointer(arena): %s",
-			 cudaGetErrorString(e));
-		goto fail_early;
-	}
 	b->delta = (intptr_t)((char *)dptr - (char *)base);
 	e = cudaStreamCreateWithFlags(&b->upload, cudaStreamNonBlocking);
 	for (i = 0; i < RKMD_STAGE_MAXSTREAMS && e == cudaSuccess; i++)
@@ -1257,7 +1318,7 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, int nthreads,
 	if (e == cudaSuccess)
 		e = cudaStreamCreateWithFlags(&b->d2h, cudaStreamNonBlocking);
 	if (e != cudaSuccess) {
-		cudaHostUnregister(base);
+		unregister_arena(b);
 		snprintf(why, whylen, "CUDA stream setup: %s",
 			 cudaGetErrorString(e));
 		goto fail_early;
@@ -1408,7 +1469,7 @@ static void cuda_close(struct rkmd_backend *be)
 		cudaStreamSynchronize(b->d2h);
 		cudaStreamDestroy(b->d2h);
 	}
-	cudaHostUnregister(b->base);
+	unregister_arena(b);
 	for (auto &kv : b->plans) {
 		rkg_jit_free(kv.second->jit);
 		free(kv.second->ktab);

@@ -803,7 +803,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	be = ops->open(arena.base, arena.size, 0, tu_complete, &sink, why,
+	be = ops->open(arena.base, arena.size, 0, 0, tu_complete, &sink, why,
 		       sizeof(why));
 	if (!be) {
 		fprintf(stderr, "gpu_bench: open: %s\n", why);
@@ -910,7 +910,7 @@ int main(int argc, char **argv)
 		ops->close(be);
 
 		const struct rkmd_backend_ops *cpu = &rkmd_cpu_backend;
-		struct rkmd_backend *cb = cpu->open(arena.base, arena.size, 4,
+		struct rkmd_backend *cb = cpu->open(arena.base, arena.size, 0, 4,
 						    tu_complete, &sink, why,
 						    sizeof(why));
 		struct e2e_res c = { 0, 0 };

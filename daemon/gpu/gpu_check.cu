@@ -556,7 +556,7 @@ static int no_device(void)
 	r = ops->probe(why, sizeof(why));
 	report(r < 0 && why[0], "probe without a usable GPU: %d, \"%s\"", r, why);
 	why[0] = 0;
-	b = ops->open(arena.base, arena.size, 0, tu_complete, &sink, why,
+	b = ops->open(arena.base, arena.size, 0, 0, tu_complete, &sink, why,
 		      sizeof(why));
 	report(!b && why[0], "open without a usable GPU refused: \"%s\"", why);
 	if (b)
@@ -593,7 +593,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("# device: %s\n", why);
-	be = ops->open(arena.base, arena.size, 0, tu_complete, &sink, why,
+	be = ops->open(arena.base, arena.size, 0, 0, tu_complete, &sink, why,
 		       sizeof(why));
 	if (!be) {
 		report(0, "open: %s", why);

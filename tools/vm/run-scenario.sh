@@ -83,6 +83,13 @@ shown() {
 	esac
 }
 
+# alive PID: running, not a zombie waiting for a parent that is gone
+alive() {
+	local st
+	st=$(sed -n 's/^[0-9]* (.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 # host_daemon DIR start [VAR=VALUE...] [ARGS...] | kill | stop: the
 # bridge's raidkmd (started only when none runs)
 host_daemon() {
@@ -91,7 +98,7 @@ host_daemon() {
 	pid=$(cat "$dir/hpid" 2>/dev/null)
 	case $what in
 	start)
-		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && return
+		[ -n "$pid" ] && alive "$pid" && return
 		for a in "$@"; do
 			if [[ $a =~ ^[A-Z_][A-Z0-9_]*= ]]; then envs+=("$a"); else args+=("$a"); fi
 		done
@@ -105,7 +112,7 @@ host_daemon() {
 	stop)	# and wait for it (10 s), so that a "start" after it starts one
 		[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || return 0
 		for a in $(seq 1 100); do
-			kill -0 "$pid" 2>/dev/null || return 0
+			alive "$pid" || return 0
 			sleep 0.1
 		done
 		kill -KILL "$pid" 2>/dev/null ;;
