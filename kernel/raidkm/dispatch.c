@@ -1028,6 +1028,23 @@ int rkm_dispatch_complete(struct net *net, u32 portid,
 	return 0;
 }
 
+/*
+ * deadline_ms changed: a watchdog armed for the old one looks again
+ * within a quarter of the new one, so a shorter deadline holds at once.
+ */
+void rkm_dispatch_deadline_changed(void)
+{
+	/* NULL while loading (the mutex is not set up yet) and at exit */
+	if (!READ_ONCE(d.wq))
+		return;
+	mutex_lock(&d.ctl_mutex);
+	if (d.wq && delayed_work_pending(&d.watchdog))
+		mod_delayed_work(d.wq, &d.watchdog,
+				 max(msecs_to_jiffies(rkm_deadline_ms()) / 4,
+				     1UL));
+	mutex_unlock(&d.ctl_mutex);
+}
+
 void rkm_dispatch_info(struct rkm_daemon_info *info)
 {
 	unsigned long flags;
@@ -1070,16 +1087,25 @@ int rkm_dispatch_init(void)
 		destroy_workqueue(d.wq);
 	if (d.flush_wq)
 		destroy_workqueue(d.flush_wq);
+	d.wq = NULL;
 	return -ENOMEM;
 }
 
 void rkm_dispatch_exit(void)
 {
+	struct workqueue_struct *wq;
+
 	/* The device is deregistered and closed: no session is left. */
 	cancel_delayed_work_sync(&d.watchdog);
 	cancel_work_sync(&d.complete_work);
 	cancel_work_sync(&d.flush_work);
 	cancel_work_sync(&d.loss_work);
 	destroy_workqueue(d.flush_wq);
-	destroy_workqueue(d.wq);
+	/* deadline_ms stays writable until the module is gone */
+	mutex_lock(&d.ctl_mutex);
+	wq = d.wq;
+	WRITE_ONCE(d.wq, NULL);
+	mutex_unlock(&d.ctl_mutex);
+	cancel_delayed_work_sync(&d.watchdog);
+	destroy_workqueue(wq);
 }

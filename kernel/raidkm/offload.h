@@ -99,6 +99,8 @@ struct rkm_daemon_info {
 	u32 inflight;		/* jobs on the ring now */
 };
 void rkm_dispatch_info(struct rkm_daemon_info *info);
+/* deadline_ms changed (offload_sysfs.c): re-arm the watchdog */
+void rkm_dispatch_deadline_changed(void);
 
 /* ---- verify.c: the daemon's results recomputed on the CPU codec ------- */
 enum rkm_verify_scope {

@@ -51,8 +51,12 @@ static int set_bounded(const char *val, unsigned int *p, unsigned int lo,
 
 static int deadline_set(const char *val, const struct kernel_param *kp)
 {
-	return set_bounded(val, kp->arg, RKM_DEADLINE_MIN_MS,
-			   RKM_DEADLINE_MAX_MS);
+	int ret = set_bounded(val, kp->arg, RKM_DEADLINE_MIN_MS,
+			      RKM_DEADLINE_MAX_MS);
+
+	if (!ret)
+		rkm_dispatch_deadline_changed();
+	return ret;
 }
 
 static int ppm_set(const char *val, const struct kernel_param *kp)
