@@ -76,6 +76,8 @@ int rkmd_nl_open(struct rkmd_transport *t, const char *dev, char *why,
  */
 int rkmd_loop_open(struct rkmd_transport *t, int sock, char *why,
 		   size_t whylen);
+/* A unix socket of @type (SOCK_*) connected to @path, or -errno */
+int rkmd_unix_connect(const char *path, int type, char *why, size_t whylen);
 /* Connect to a loopback kernel end listening on a unix socket path */
 int rkmd_loop_connect(const char *path, char *why, size_t whylen);
 

@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "ring/rkm_ring.h"
@@ -323,22 +322,5 @@ out:
 
 int rkmd_bridge_connect(const char *path, char *why, size_t whylen)
 {
-	struct sockaddr_un sa;
-	int s;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(why, whylen, "socket path too long");
-		return -ENAMETOOLONG;
-	}
-	strcpy(sa.sun_path, path);
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
-		snprintf(why, whylen, "connect %s: %s", path, strerror(errno));
-		if (s >= 0)
-			close(s);
-		return -ENOTCONN;
-	}
-	return s;
+	return rkmd_unix_connect(path, SOCK_STREAM | SOCK_NONBLOCK, why, whylen);
 }

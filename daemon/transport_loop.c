@@ -220,7 +220,7 @@ int rkmd_loop_open(struct rkmd_transport *t, int sock, char *why,
 	return 0;
 }
 
-int rkmd_loop_connect(const char *path, char *why, size_t whylen)
+int rkmd_unix_connect(const char *path, int type, char *why, size_t whylen)
 {
 	struct sockaddr_un sa;
 	int s;
@@ -232,7 +232,7 @@ int rkmd_loop_connect(const char *path, char *why, size_t whylen)
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa))) {
 		snprintf(why, whylen, "connect %s: %s", path, strerror(errno));
 		if (s >= 0)
@@ -240,4 +240,9 @@ int rkmd_loop_connect(const char *path, char *why, size_t whylen)
 		return -ENOTCONN;
 	}
 	return s;
+}
+
+int rkmd_loop_connect(const char *path, char *why, size_t whylen)
+{
+	return rkmd_unix_connect(path, SOCK_SEQPACKET, why, whylen);
 }

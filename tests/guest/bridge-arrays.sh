@@ -59,11 +59,7 @@ array() {
 		fail "still degraded after the rebuild"
 	fiov --name=km --rw=write --bs=1M --size=${size}M --verify_only
 	note "km $k+$m: check"
-	echo check >/sys/block/md0/md/sync_action
-	sleep 0.2
-	wait_sync md0
-	mm=$(cat /sys/block/md0/md/mismatch_cnt)
-	[ "$mm" = 0 ] || fail "km $k+$m: mismatch_cnt $mm after check"
+	check_clean md0 "km $k+$m"
 	check mdadm_km --stop /dev/md0
 	off=$(($(rkm_stat jobs_offloaded) - off0))
 	cpu=$(($(rkm_stat jobs_cpu) - cpu0))

@@ -107,11 +107,7 @@ host_raidkmd start
 attached_again
 
 note "check"
-echo check >/sys/block/md0/md/sync_action
-sleep 0.2
-wait_sync md0
-mm=$(cat /sys/block/md0/md/mismatch_cnt)
-[ "$mm" = 0 ] || fail "mismatch_cnt $mm after the faults"
+check_clean md0 "after the faults"
 [ "$(rkm_stat verify_mismatches)" = 0 ] || fail "verify mismatches"
 raidkmctl status
 check mdadm_km --stop /dev/md0

@@ -15,16 +15,6 @@ check modprobe raid456
 echo 2000000 > /proc/sys/dev/raid/speed_limit_min
 echo 2000000 > /proc/sys/dev/raid/speed_limit_max
 
-# recovery_s MD: seconds of MD's last recovery, from md's own kernel log
-# lines at its start and end (the polling of wait_sync is too coarse)
-recovery_s() {
-	dmesg | awk -v md=$1 '
-		function ts(l) { return substr(l, 2, index(l, "]") - 2) + 0 }
-		$0 ~ "md: recovery of RAID array " md "$" { s = ts($0) }
-		$0 ~ "md: " md ": recovery done" { e = ts($0) }
-		END { if (s && e > s) printf "%.2f", e - s; else print 0 }'
-}
-
 # fio_bw NAME ARGS...: KiB/s of the job (read or write)
 fio_bw() {
 	name=$1

@@ -76,16 +76,6 @@ geometry() {
 	esac
 }
 
-# recovery_s MD: seconds of MD's last recovery, from md's own kernel log
-# lines at its start and end (as km-bench-guest.sh)
-recovery_s() {
-	dmesg | awk -v md=$1 '
-		function ts(l) { return substr(l, 2, index(l, "]") - 2) + 0 }
-		$0 ~ "md: recovery of RAID array " md "$" { s = ts($0) }
-		$0 ~ "md: " md ": recovery done" { e = ts($0) }
-		END { if (s && e > s) printf "%.2f", e - s; else print 0 }'
-}
-
 # cpu_ticks: busy guest CPU time so far (user nice system irq softirq),
 # in USER_HZ ticks
 cpu_ticks() {

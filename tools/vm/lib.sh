@@ -78,6 +78,26 @@ wait_sync() {
 	done
 }
 
+# recovery_s MD: seconds of MD's last recovery, from md's own kernel log
+# lines at its start and end (benchmarks; wait_sync's polling is coarse)
+recovery_s() {
+	dmesg | awk -v md=$1 '
+		function ts(l) { return substr(l, 2, index(l, "]") - 2) + 0 }
+		$0 ~ "md: recovery of RAID array " md "$" { s = ts($0) }
+		$0 ~ "md: " md ": recovery done" { e = ts($0) }
+		END { if (s && e > s) printf "%.2f", e - s; else print 0 }'
+}
+
+# check_clean MD WHAT: a "check" of MD finds no mismatch (WHAT names the
+# moment in the failure message)
+check_clean() {
+	echo check >/sys/block/$1/md/sync_action
+	sleep 0.2
+	wait_sync $1
+	mm=$(cat /sys/block/$1/md/mismatch_cnt)
+	[ "$mm" = 0 ] || fail "mismatch_cnt $mm after check ($2)"
+}
+
 # load_raid6: md raid6 as a reference (libcrc32c needs a crc32c driver
 # first, and the guest has no udev to load it on demand)
 load_raid6() {

@@ -134,6 +134,9 @@ bridge_run() {
 	host_daemon "$dir" start
 	tail -n +1 -F --pid=$qpid "$log" 2>/dev/null | while IFS= read -r line; do
 		line=${line%$'\r'}
+		# a kernel message may land in the middle of the guest's line:
+		# arguments never hold '[', a printk time stamp starts with it
+		[[ $line == *"RKM-HOST: "* ]] && line=${line%%\[*}
 		case $line in
 		*"RKM-HOST: start"*) host_daemon "$dir" start ${line#*RKM-HOST: start} ;;
 		*"RKM-HOST: kill"*) host_daemon "$dir" kill ;;
