@@ -472,6 +472,107 @@ static void test_fault_corrupt(void)
 	end();
 }
 
+/*
+ * RAIDKM_FEAT_RO_INPUT: a kernel end with a staging region.  Outputs go to
+ * staging, inputs stay before it (the daemon maps them read-only); an
+ * entry that puts an output among the inputs, or an input in staging, is
+ * refused with EINVAL and nothing is written.
+ */
+static void test_staged(void)
+{
+	struct rkm_loop_params p;
+	struct rkm_loop_daemon d;
+	struct rkm_loop_job j;
+	struct rkm_loop *l;
+	struct rkm_code *c = rkm_code_create(8, 3);
+	static struct set s;
+	uint8_t ref[3][4096], *refp[3] = { ref[0], ref[1], ref[2] };
+	uint8_t *ch[RKM_MAX_N], saved[4096];
+	uint64_t offs[64], stage, out;
+	char why[256];
+	int st, i, ok = 1;
+
+	begin("daemon/staged outputs: encode and decode into staging, misplaced chunks refused");
+	rkm_loop_default_params(&p);
+	p.entries = 64;
+	p.arena_size = 16 << 20;
+	p.stage_size = 4 << 20;
+	l = rkm_loop_create(&p, why, sizeof(why));
+	if (!l || rkm_loop_daemon_start(&d, l, &rkmd_cpu_backend, 1)) {
+		printf("    staged loopback: %s\n", l ? "daemon start" : why);
+		CHECK(0);
+		end();
+		return;
+	}
+	stage = rkm_loop_stage_start(l);
+	CHECK(stage > 0);
+	/* data in the input part, parity in staging */
+	bump = 0;
+	set_init(l, &s, 8, 3, 4096, 4);
+	out = stage;
+	for (st = 0; st < 4; st++)
+		for (i = 8; i < 11; i++) {
+			s.off[st][i] = out;
+			out += 4096;
+		}
+	reset_done();
+	CHECK(submit_set(l, &s, offs, RAIDKM_OP_ENCODE, 0, 0) == 0);
+	rkm_loop_kick(l);
+	CHECK(wait_done(l, 1) && job_status[0] == 0);
+	for (st = 0; st < 4; st++) {
+		ref_encode(l, c, &s, st, refp);
+		for (i = 0; i < 3; i++)
+			ok &= !memcmp(ref[i], ptr(l, s.off[st][8 + i]), 4096);
+	}
+	CHECK(ok);
+
+	/* decode data chunk 2 and parity 0 from survivors before staging */
+	for (st = 0; st < 4; st++)
+		for (i = 8; i < 11; i++) {
+			uint64_t o = alloc_chunk(l, 4096);
+
+			memcpy(ptr(l, o), ptr(l, s.off[st][i]), 4096);
+			s.off[st][i] = o;
+		}
+	memcpy(saved, ptr(l, s.off[1][2]), 4096);
+	for (st = 0; st < 4; st++) {
+		s.off[st][2] = out;
+		s.off[st][8] = out + 4096;
+		out += 8192;
+	}
+	CHECK(submit_set(l, &s, offs, RAIDKM_OP_DECODE,
+			 (1ull << 2) | (1ull << 8), 1) == 0);
+	rkm_loop_kick(l);
+	CHECK(wait_done(l, 2) && job_status[1] == 0);
+	CHECK(!memcmp(saved, ptr(l, s.off[1][2]), 4096));
+	for (i = 0; i < 11; i++)
+		ch[i] = ptr(l, s.off[1][i]);
+	ref_encode(l, c, &s, 1, refp);
+	CHECK(!memcmp(ref[0], ch[8], 4096));
+
+	/* misplaced: an output among the inputs, an input in staging */
+	s.off[0][8] = s.off[0][9] = s.off[0][10] = 0;
+	s.off[0][9] = alloc_chunk(l, 4096);
+	job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+	j.nstripes = 1;
+	j.cookie = 2;
+	CHECK(rkm_loop_submit(l, &j) == 0);
+	s.off[0][9] = out;
+	s.off[0][0] = out + 4096;
+	job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+	j.nstripes = 1;
+	j.cookie = 3;
+	CHECK(rkm_loop_submit(l, &j) == 0);
+	rkm_loop_kick(l);
+	CHECK(wait_done(l, 4));
+	CHECK(job_status[2] == RAIDKM_ST_EINVAL && job_status[3] == RAIDKM_ST_EINVAL);
+	CHECK(rkm_loop_daemon_stop(&d, on_done, NULL) == 0);
+	CHECK(d.st.rejected == 2);
+	rkm_code_destroy(c);
+	rkm_loop_destroy(l);
+	end();
+}
+
 static void test_fault_skip(void)
 {
 	struct rkm_loop_daemon d;
@@ -678,6 +779,7 @@ int main(int argc, char **argv)
 	test_fault_corrupt();
 	test_fault_skip();
 	test_corrupt_tail();
+	test_staged();
 
 	/* the binary sits in build/bin, this test in build/tests */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
