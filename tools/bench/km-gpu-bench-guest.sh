@@ -112,6 +112,7 @@ fio_run() {
 	[ $# = 5 ] || { cat /tmp/fio.out; fail "no terse result from fio $fname"; }
 	f_mibs=$1 f_iops=$2 f_p50=$4 f_p99=$5
 	f_cpu=$(per_gb $((t1 - t0)) $3)
+	c_bytes=$((c_bytes + $3))
 }
 
 relay=""
@@ -139,6 +140,34 @@ relay_off() {
 counters_start() {
 	c_off=$(rkm_stat jobs_offloaded) c_cpu=$(rkm_stat jobs_cpu)
 	c_miss=$(rkm_stat deadline_misses)
+	c_bytes=0 c_ticks=$(cpu_ticks)
+	c_copy=$(ns_stat stage_copy_ns)
+	c_chk=$(($(ns_stat verify_spot_ns) + $(ns_stat verify_full_ns)))
+}
+
+# ns_stat NAME: a nanosecond counter of /sys/kernel/raidkm (0 if absent)
+ns_stat() {
+	cat $RKM_SYS/$1 2>/dev/null || echo 0
+}
+
+# cost_line ID: what the trust boundary's output copy (stage_copy_ns)
+# and the result checks (verify_*_ns, which include the copy of the
+# checked windows) cost the guest in this configuration's run: CPU
+# seconds per GB that fio moved, and their share of the guest's busy CPU
+# time over the same run (the reference)
+cost_line() {
+	cid=$1
+	copy=$(($(ns_stat stage_copy_ns) - c_copy))
+	chk=$(($(ns_stat verify_spot_ns) + $(ns_stat verify_full_ns) - c_chk))
+	busy=$(($(cpu_ticks) - c_ticks))
+	set -- $(awk -v cp=$copy -v ck=$chk -v b=$c_bytes -v t=$busy -v hz=$USER_HZ 'BEGIN {
+		gb = b / 1e9; s = t / hz
+		printf "%.3f %.3f %.1f %.1f\n", gb ? cp / 1e9 / gb : 0, gb ? ck / 1e9 / gb : 0,
+			s ? 100 * cp / 1e9 / s : 0, s ? 100 * ck / 1e9 / s : 0 }')
+	echo "COST round $round $(name $cid) stage_copy_cpu_s_per_GB=$1 result_checks_cpu_s_per_GB=$2 stage_copy_share_of_guest_cpu_pct=$3 result_checks_share_pct=$4"
+	eval "${cid}_all_cpy=\"\${${cid}_all_cpy} $1\""
+	eval "${cid}_all_chk=\"\${${cid}_all_chk} $2\""
+	eval "${cid}_all_cpyp=\"\${${cid}_all_cpyp} $3\""
 }
 counters_check() {
 	off=$(($(rkm_stat jobs_offloaded) - c_off))
@@ -235,6 +264,7 @@ run_one() {	# run_one ID: one configuration, one round
 	dr=$f_mibs cdr=$f_cpu
 	check mdadm_km --stop /dev/md0
 	counters_check $id
+	case $id in *s|*n) cost_line $id ;; esac
 	line=""
 	for v in $METRICS; do
 		eval "val=\$$v"
@@ -312,6 +342,10 @@ for id in k42c k42s k83c k83s; do
 	line=""
 	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $id $v) $(med r6 $v))"; done
 	echo "RATIO km/raid6 $(name $id)/raid6-4+2:$line rebuild_speed=$(ratio $(med r6 reb) $(med $id reb))"
+done
+for id in k42s k83s k42n; do
+	eval "a=\$(stats \$${id}_all_cpy) b=\$(stats \$${id}_all_chk) c=\$(stats \$${id}_all_cpyp)"
+	echo "MEDIAN-COST $(name $id) stage_copy_cpu_s_per_GB $a result_checks_cpu_s_per_GB $b stage_copy_share_of_guest_cpu_pct $c"
 done
 line=""
 for id in $CONFIGS; do line="$line $(name $id)=$(ratio $(med $id dr) $(med $id sr))"; done
