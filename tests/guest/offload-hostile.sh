@@ -45,17 +45,7 @@ no_warning() {
 }
 honest() {
 	note "an honest daemon attaches and serves after $1"
-	: >$RKMD_LOG
-	start_raidkmd
-	off=$(rkm_stat jobs_offloaded)
-	mis=$(rkm_stat verify_mismatches)
-	load honest
-	[ "$(rkm_stat jobs_offloaded)" -gt "$off" ] || fail "honest daemon served nothing"
-	[ "$(rkm_stat verify_mismatches)" = "$mis" ] || fail "honest daemon mismatched"
-	[ "$(rkm_stat daemon_state)" = running ] || fail "honest daemon dropped"
-	kill -TERM $daemon
-	wait $daemon || fail "raidkmd exited $? on SIGTERM"
-	wait_daemon_state idle
+	honest_serves load honest
 }
 
 note "(i) a daemon that writes an input chunk: --fault=write-input:40"

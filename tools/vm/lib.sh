@@ -136,6 +136,23 @@ start_raidkmd() {
 		fail "daemon_backend $(rkm_stat daemon_backend)"
 }
 
+# honest_serves CMD...: a fresh raidkmd (cpu backend) attaches, serves the
+# load CMD runs with no wrong result and stops cleanly on SIGTERM (after
+# a misbehaving daemon was dropped)
+honest_serves() {
+	: >$RKMD_LOG
+	start_raidkmd
+	off=$(rkm_stat jobs_offloaded)
+	mis=$(rkm_stat verify_mismatches)
+	"$@"
+	[ "$(rkm_stat jobs_offloaded)" -gt "$off" ] || fail "honest daemon served nothing"
+	[ "$(rkm_stat verify_mismatches)" = "$mis" ] || fail "honest daemon mismatched"
+	[ "$(rkm_stat daemon_state)" = running ] || fail "honest daemon dropped"
+	kill -TERM $daemon
+	wait $daemon || fail "raidkmd exited $? on SIGTERM"
+	wait_daemon_state idle
+}
+
 # crash_guest: end this boot at once, like a power cut: no sync, no clean
 # stop (multi-boot scenarios, "# boots:"; the next boot sees the disks)
 crash_guest() {
