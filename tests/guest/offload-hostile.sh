@@ -8,7 +8,11 @@
 # are staged and copied into the stripe when the completion is accepted,
 # so the late writes reach nothing.  Each: fio sees no error, check gives
 # mismatch_cnt 0, no kernel warning; then an honest raidkmd attaches and
-# serves.  Last, the cost of staging (copies per job and per GiB against
+# serves; (iii) the same late writes while the array runs with m members
+# failed (decodes for degraded reads and writes) and while it rebuilds
+# them onto spares: a late write reaches nothing, or lands in the staging
+# of a later job of the same daemon and is caught by the result checks
+# (the daemon is dropped, the CPU's result used).  Last, the cost of staging (copies per job and per GiB against
 # coding a job on the CPU), honest daemon (TCG: ratios only).
 # timeout: 900
 . /lib/raidkm/lib.sh
@@ -18,7 +22,7 @@ P=/sys/module/raidkm/parameters
 N=6 M=2
 FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengine=libaio --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1"
 
-ramdisks $N 16
+ramdisks $((N + M)) 16
 load_raidkm
 check sh -c "echo 10000 >$P/deadline_ms"
 check mdadm_km --create /dev/md0 --run --level=km --layout=m$M \
@@ -94,6 +98,32 @@ echo "write-output-late: mismatch_cnt $mm"
 [ "$mm" = 0 ] || fail "mismatch_cnt $mm after write-output-late"
 no_warning
 honest write-output-late
+
+note "(iii) late writes during degraded I/O and a rebuild: --fault=write-output-late:10"
+: >$RKMD_LOG
+start_raidkmd --fault=write-output-late:10
+check mdadm_km /dev/md0 --fail /dev/ram1 --fail /dev/ram4
+load degraded
+check mdadm_km /dev/md0 --remove /dev/ram1 /dev/ram4
+check mdadm_km /dev/md0 --add $(members $M $N)
+sleep 0.2
+wait_sync md0
+[ "$(cat $S/degraded)" = 0 ] || fail "still degraded after the rebuild"
+load rebuilt
+late=$(grep -c 'overwrote .* output chunk' $RKMD_LOG)
+echo "degraded and rebuild: $late late overwrites, daemon $(rkm_stat daemon_state)"
+[ "$late" -gt 0 ] || fail "no late overwrite injected"
+if [ "$(rkm_stat daemon_state)" = running ]; then
+	kill -TERM $daemon
+	wait $daemon || fail "raidkmd exited $? on SIGTERM"
+else
+	wait $daemon
+fi
+wait_daemon_state idle
+parity_check
+echo "degraded and rebuild: mismatch_cnt $mm"
+[ "$mm" = 0 ] || fail "mismatch_cnt $mm after late writes during degraded I/O and a rebuild"
+no_warning
 
 note "cost of staging: honest daemon, 3 rounds of 32 MiB full-stripe writes"
 : >$RKMD_LOG
