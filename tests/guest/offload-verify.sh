@@ -43,14 +43,6 @@ load() {
 		--size=8M --offset=16M --number_ios=300
 }
 
-# parity_check: run md's check, print and return nothing; sets $mm
-parity_check() {
-	echo check >$S/sync_action
-	sleep 1
-	wait_sync md0
-	mm=$(cat $S/mismatch_cnt)
-}
-
 # lying SPEC MAXROUNDS BOUND: raidkmd --fault=SPEC under fio until the
 # kernel drops it (MAXROUNDS rounds at most); at most BOUND jobs may have
 # been accepted from it; sets $wrote (sectors found wrong by check)
@@ -81,14 +73,14 @@ lying() {
 	[ "$acc" = 0 ] ||
 		dmesg | grep -q 'echo check > /sys/block/md0/md/sync_action' ||
 		fail "no advice to check md0"
-	parity_check
+	parity_check md0
 	wrote=$mm
 	echo "--fault=$1: wrong sectors on disk before repair: $wrote"
 	if [ "$wrote" != 0 ]; then
 		echo repair >$S/sync_action
 		sleep 1
 		wait_sync md0
-		parity_check
+		parity_check md0
 		[ "$mm" = 0 ] || fail "mismatch_cnt $mm after repair"
 	fi
 

@@ -336,7 +336,8 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 		rkm_code_destroy(c[g]);
 }
 
-static struct rkm_loop *new_loop(void)
+/* A loopback of 64 slots and a 16 MiB arena, with @stage bytes of staging */
+static struct rkm_loop *new_staged_loop(uint64_t stage)
 {
 	struct rkm_loop_params p;
 	char why[256];
@@ -345,10 +346,16 @@ static struct rkm_loop *new_loop(void)
 	rkm_loop_default_params(&p);
 	p.entries = 64;
 	p.arena_size = 16 << 20;
+	p.stage_size = stage;
 	l = rkm_loop_create(&p, why, sizeof(why));
 	if (!l)
 		printf("FAIL loopback create: %s\n", why);
 	return l;
+}
+
+static struct rkm_loop *new_loop(void)
+{
+	return new_staged_loop(0);
 }
 
 static void test_inprocess(int threads, const char *tag)
@@ -480,26 +487,18 @@ static void test_fault_corrupt(void)
  */
 static void test_staged(void)
 {
-	struct rkm_loop_params p;
 	struct rkm_loop_daemon d;
 	struct rkm_loop_job j;
-	struct rkm_loop *l;
+	struct rkm_loop *l = new_staged_loop(4 << 20);
 	struct rkm_code *c = rkm_code_create(8, 3);
 	static struct set s;
 	uint8_t ref[3][4096], *refp[3] = { ref[0], ref[1], ref[2] };
 	uint8_t *ch[RKM_MAX_N], saved[4096];
 	uint64_t offs[64], stage, out;
-	char why[256];
 	int st, i, ok = 1;
 
 	begin("daemon/staged outputs: encode and decode into staging, misplaced chunks refused");
-	rkm_loop_default_params(&p);
-	p.entries = 64;
-	p.arena_size = 16 << 20;
-	p.stage_size = 4 << 20;
-	l = rkm_loop_create(&p, why, sizeof(why));
 	if (!l || rkm_loop_daemon_start(&d, l, &rkmd_cpu_backend, 1)) {
-		printf("    staged loopback: %s\n", l ? "daemon start" : why);
 		CHECK(0);
 		end();
 		return;
