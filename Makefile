@@ -3,21 +3,38 @@
 # raidkm top-level Makefile.
 #
 #   make              module, mdadm with km support, daemon, tools
-#   make check        unit tests + guest scenarios; ends "N passed, N failed"
+#   make modules      raidkm.ko for every supported kernel installed
+#   make check        unit tests + guest scenarios on every supported kernel
+#                     installed; ends "N passed, N failed"
 #   make demo         a km array in the QEMU guest: create, fio, fail, rebuild
 #   make bench-codec  codec vs ISA-L;   make bench-vm   km vs md raid6 (guest)
 #   make clean
 #
-# KVER (guest kernel version), KDIR (its build tree) and KSRC (the
-# linux-source tarball that md.h comes from) may be overridden.
+# Kernels (Documentation/kernels.rst): raidkm builds for Debian's 6.1 and
+# 6.12 series.  KVER picks the kernel one "make" builds for and boots in
+# the guest (default: the newest 6.1 installed); KDIR (its build tree) and
+# KSRC (the linux-source tarball md.h comes from) follow from it and may
+# be overridden.  CHECK_KVERS lists the kernels "make check" tests.
 
-KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$$' | sort -V | tail -n 1)
+KSERIES_ALL := 6.12 6.1
+# newest installed Debian amd64 kernel of series $(1), e.g. 6.1.0-56-amd64
+# or 6.12.117+deb12-amd64
+kver_of = $(shell ls /lib/modules 2>/dev/null | grep -E '^$(subst .,\.,$(1))\.[0-9]+(-[0-9]+|\+deb[0-9]+)-amd64$$' | sort -V | tail -n 1)
+KVERS_ALL := $(strip $(foreach s,$(KSERIES_ALL),$(call kver_of,$(s))))
+
+KVER ?= $(call kver_of,6.1)
+export KVER
+KSERIES := $(shell echo '$(KVER)' | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 KDIR ?= /lib/modules/$(KVER)/build
-KSRC ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1.tar.xz /usr/src/linux-source-6.1.tar.bz2)))
+KSRC ?= $(lastword $(sort $(wildcard /usr/src/linux-source-$(KSERIES).tar.xz /usr/src/linux-source-$(KSERIES).tar.bz2)))
+CHECK_KVERS ?= $(KVERS_ALL)
 
 TOP   := $(CURDIR)
 BUILD := $(TOP)/build
-MDINC := $(BUILD)/mdinc
+# each kernel's module is built in its own tree of links to the sources
+KOBJ  := $(BUILD)/kmod/$(KVER)
+MDINC := $(KOBJ)/mdinc
+RAIDKM_KO := $(KOBJ)/raidkm.ko
 
 CC      ?= cc
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
@@ -28,26 +45,45 @@ USER_BINS  :=		# user-space programs built by "make"
 UNIT_TESTS :=		# user-space test programs run by "make check"
 GUEST_BINS :=		# programs the guest image carries (besides mdadm, fio)
 
-.PHONY: all module mdadm user check check-unit check-guest demo clean \
-	mdheaders deps
+.PHONY: all module modules mdadm user check check-unit check-guest demo \
+	clean mdheaders deps
 
 all: module mdadm user
 
 # ---- md's internal headers, from the linux-source tarball -----------------
 MDHDRS := md.h md-cluster.h md-bitmap.h
 $(MDINC)/.stamp:
-	@test -n "$(KSRC)" || { echo "raidkm: no linux-source-6.1 tarball in /usr/src (run tools/install-deps.sh)" >&2; exit 1; }
+	@test -n "$(KVER)" || { echo "raidkm: no supported kernel in /lib/modules (run tools/install-deps.sh)" >&2; exit 1; }
+	@test -n "$(KSRC)" || { echo "raidkm: no linux-source-$(KSERIES) tarball in /usr/src (run tools/install-deps.sh)" >&2; exit 1; }
 	@echo "  EXTRACT $(MDHDRS) from $(KSRC)"
 	@mkdir -p $(MDINC)
 	@tar -xf $(KSRC) -C $(MDINC) --strip-components=3 \
-		$(addprefix linux-source-6.1/drivers/md/,$(MDHDRS))
+		$(addprefix linux-source-$(KSERIES)/drivers/md/,$(MDHDRS))
 	@touch $@
 mdheaders: $(MDINC)/.stamp
 
 # ---- the kernel module ----------------------------------------------------
-module: $(MDINC)/.stamp
-	@test -d "$(KDIR)" || { echo "raidkm: no kernel build tree at '$(KDIR)' (install linux-headers-amd64 or set KDIR)" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP) RAIDKM_MDINC=$(MDINC) modules
+# The kernel interfaces this kernel has (compile tests, compat/conftest.sh)
+$(KOBJ)/rkm_kconf.h: $(MDINC)/.stamp kernel/raidkm/compat/conftest.sh \
+		$(wildcard kernel/raidkm/compat/checks/*.c)
+	@echo "  CONFTEST $(KVER)"
+	@$(TOP)/kernel/raidkm/compat/conftest.sh $(KDIR) $(MDINC) $(KOBJ)
+
+# kbuild writes objects next to the sources, so each kernel gets a tree
+# of links to them (stale links of removed files dropped)
+module: $(MDINC)/.stamp $(KOBJ)/rkm_kconf.h
+	@test -d "$(KDIR)" || { echo "raidkm: no kernel build tree at '$(KDIR)' (install its linux-headers or set KDIR)" >&2; exit 1; }
+	@mkdir -p $(KOBJ)
+	@ln -sf $(TOP)/Kbuild $(KOBJ)/Kbuild
+	@cd $(TOP) && find kernel -type f \( -name '*.[ch]' -o -name '*.kbuild' \) | \
+		while read -r f; do mkdir -p "$(KOBJ)/$${f%/*}"; \
+		[ -L "$(KOBJ)/$$f" ] || ln -s "$(TOP)/$$f" "$(KOBJ)/$$f"; done
+	@find $(KOBJ)/kernel -xtype l -delete
+	$(MAKE) -C $(KDIR) M=$(KOBJ) RAIDKM_MDINC=$(MDINC) RAIDKM_KCONF=$(KOBJ) modules
+
+# raidkm.ko for every supported kernel installed
+modules:
+	@for k in $(KVERS_ALL); do $(MAKE) --no-print-directory KVER=$$k module || exit 1; done
 
 # Each component keeps its user-space build in a *.mk fragment next to its
 # sources (tools/vm/vm.mk, which packs the guest image, comes last).
@@ -58,21 +94,22 @@ include tools/vm/vm.mk
 user: $(USER_BINS) $(UNIT_TESTS)
 
 # ---- tests ------------------------------------------------------------------
-check: all $(UNIT_TESTS) $(VM_IMAGE)
-	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)" --guest "$(GUEST_SCENARIOS)"
+check: all $(UNIT_TESTS) vm-images
+	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)" \
+		--kernels "$(CHECK_KVERS)" --guest "$(GUEST_SCENARIOS)"
 
 check-unit: $(UNIT_TESTS)
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)"
 
 check-guest: all $(VM_IMAGE)
-	@$(TOP)/tests/run-tests.sh --guest "$(or $(T),$(GUEST_SCENARIOS))"
+	@$(TOP)/tests/run-tests.sh --kernels "$(KVER)" \
+		--guest "$(or $(T),$(GUEST_SCENARIOS))"
 
 demo: all $(VM_IMAGE)
-	@$(TOP)/tools/vm/run-scenario.sh --show $(TOP)/tools/demo/demo.sh
+	@$(TOP)/tools/vm/run-scenario.sh --kernel $(KVER) --show $(TOP)/tools/demo/demo.sh
 
 deps:
 	$(TOP)/tools/install-deps.sh
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(TOP) RAIDKM_MDINC=$(MDINC) clean 2>/dev/null
 	rm -rf $(BUILD)

@@ -2,15 +2,20 @@
 # raidkm test runner: user-space unit tests, then guest scenarios.
 # Prints PASS/FAIL per test and ends with "N passed, N failed".
 #
-# usage: run-tests.sh [--unit "PROG..."] [--guest "SCENARIO..."]
+# usage: run-tests.sh [--unit "PROG..."] [--kernels "KVER..."]
+#                     [--guest "SCENARIO..."]
+# Guest scenarios run once per kernel (default: run-scenario.sh's), the
+# newest kernel first; each kernel's guest image must have been built
+# (make vm-images).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-unit="" guest=""
+unit="" guest="" kernels=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unit) unit=$2; shift ;;
 	--guest) guest=$2; shift ;;
+	--kernels) kernels=$2; shift ;;
 	*) echo "run-tests: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -48,12 +53,18 @@ for t in $unit; do
 	echo "    ($(($(date +%s) - start)) s)"
 done
 
-for s in $guest; do
-	echo "=== guest: ${s#"$top"/}"
-	"$top/tools/vm/run-scenario.sh" "$s" >"$out"
-	rc=$?
-	cat "$out"
-	tally "guest/$(basename "$s" .sh)" $rc
+# the guest suite on each kernel in turn
+for k in ${kernels:-default}; do
+	kopt=()
+	[ "$k" = default ] || kopt=(--kernel "$k")
+	[ -n "$guest" ] && [ "$k" != default ] && echo "=== kernel $k"
+	for s in $guest; do
+		echo "=== guest: ${s#"$top"/}${kopt[1]:+ on $k}"
+		"$top/tools/vm/run-scenario.sh" "${kopt[@]}" "$s" >"$out"
+		rc=$?
+		cat "$out"
+		tally "guest${kopt[1]:+-$k}/$(basename "$s" .sh)" $rc
+	done
 done
 
 echo "$passed passed, $failed failed"

@@ -2,6 +2,12 @@
 # Install everything raidkm's build, demo and tests need, from Debian's
 # archive only. Idempotent: packages already present are left alone.
 # Run as root on Debian 12 (bookworm).
+#
+# Two guest kernels (Documentation/kernels.rst): Debian 12's own 6.1
+# (linux-image-amd64) and 6.12, which Debian 12 carries as
+# linux-image-6.12.*+deb12-amd64 (bookworm-security, bookworm-backports).
+# When no configured source has 6.12, bookworm-backports is added, pinned
+# so that apt takes only the 6.12 kernel packages from it.
 set -eu
 
 say() { printf 'raidkm deps: %s\n' "$*"; }
@@ -14,6 +20,23 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "raidkm deps: must run as root" >&2
 	exit 1
 fi
+export DEBIAN_FRONTEND=noninteractive
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+# install PKG...: those not installed yet, in one transaction
+install() {
+	missing=""
+	for p in "$@"; do
+		installed "${p%%=*}" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	say "installing:$missing"
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+}
 
 # linux-image, linux-headers and linux-source must be of one version: they
 # are installed in one transaction so apt resolves them together.
@@ -23,23 +46,61 @@ PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev
 	python3 perl git"
 
-missing=""
+updated=0
+need=0
 for p in $PKGS; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
-		missing="$missing $p"
-	fi
+	installed "$p" || need=1
 done
-
-if [ -z "$missing" ]; then
-	say "all packages already installed"
-else
-	say "installing:$missing"
-	export DEBIAN_FRONTEND=noninteractive
+if [ $need = 1 ]; then
 	apt-get update -qq
-	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing
+	updated=1
 fi
+# shellcheck disable=SC2086
+install $PKGS
 
-kver=$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)
-say "guest kernel: ${kver:-none found}"
+# ---- 6.12 --------------------------------------------------------------
+# newest_612: the ABI name of the newest 6.12 amd64 image apt offers
+# (6.12.117+deb12), or nothing
+newest_612() {
+	apt-cache pkgnames linux-image-6.12. 2>/dev/null |
+		sed -n 's/^linux-image-\(6\.12\.[0-9]*+deb[0-9]*\)-amd64$/\1/p' |
+		sort -V | tail -n 1
+}
+
+BPO_LIST=/etc/apt/sources.list.d/raidkm-bookworm-backports.list
+BPO_PIN=/etc/apt/preferences.d/raidkm-bookworm-backports
+
+abi=$(newest_612)
+if [ -z "$abi" ] && [ $updated = 0 ]; then
+	apt-get update -qq
+	updated=1
+	abi=$(newest_612)
+fi
+if [ -z "$abi" ]; then
+	say "no 6.12 kernel in the configured sources: adding bookworm-backports"
+	echo "deb http://deb.debian.org/debian bookworm-backports main" >"$BPO_LIST"
+	cat >"$BPO_PIN" <<'EOF'
+# raidkm (tools/install-deps.sh): only the 6.12 kernel from backports
+Package: *
+Pin: release n=bookworm-backports
+Pin-Priority: -1
+
+Package: linux-image-6.12* linux-headers-6.12* linux-kbuild-6.12* linux-source-6.12
+Pin: release n=bookworm-backports
+Pin-Priority: 500
+EOF
+	apt-get update -qq
+	abi=$(newest_612)
+fi
+[ -n "$abi" ] || { echo "raidkm deps: no linux-image-6.12.*-amd64 in any source" >&2; exit 1; }
+ver=$(apt-cache show "linux-image-$abi-amd64" | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+# the source of exactly that version: md.h must match the headers
+install "linux-image-$abi-amd64" "linux-headers-$abi-amd64" "linux-source-6.12=$ver"
+
+for s in 6.1 6.12; do
+	k=$(ls /lib/modules 2>/dev/null |
+		grep -E "^$(echo $s | sed 's/\./\\./')\.[0-9]+(-[0-9]+|\+deb[0-9]+)-amd64$" |
+		sort -V | tail -n 1)
+	say "guest kernel $s: ${k:-none found}"
+done
 say "done"

@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <linux/slab.h>
 #include "offload.h"
+#include "compat/compat.h"
 #include "ring/rkm_ring.h"
 
 static struct {
@@ -171,9 +172,9 @@ int rkm_shm_mmap(struct vm_area_struct *vma, unsigned int *covers)
 	if (start < shm.in_end && start + len > shm.ctl_bytes) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EACCES;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		rkm_vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	rkm_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &shm_vm_ops;
 	ret = vm_insert_pages(vma, vma->vm_start,
 			      shm.map_pages + vma->vm_pgoff, &num);

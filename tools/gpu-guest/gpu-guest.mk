@@ -10,5 +10,5 @@ GPU_GUEST_TAR := $(BUILD)/gpu-guest/gpu-guest.tar.xz
 
 .PHONY: gpu-guest
 gpu-guest: all vm-image
-	@$(TOP)/tools/gpu-guest/mkbundle.sh $(GPU_GUEST_TAR) $(BUILD)/vm/base.cpio \
+	@$(TOP)/tools/gpu-guest/mkbundle.sh $(GPU_GUEST_TAR) $(VM_IMAGE) \
 		$(KVER) $(BUILD)/bin/raidkmd

@@ -1,15 +1,18 @@
 #!/bin/bash
-# Boot Debian's 6.1 kernel in QEMU (TCG) with the raidkm guest image and run
-# scenario scripts; report PASS/FAIL per scenario.
+# Boot a Debian kernel (6.1 or 6.12) in QEMU (TCG) with the raidkm guest
+# image built for it and run scenario scripts; report PASS/FAIL per
+# scenario as "guest-SERIES/NAME" (guest-6.1/km-basic).
 #
 # usage: run-scenario.sh [options] SCENARIO.sh...
+#   --kernel KVER  the guest kernel, as in /lib/modules (default $KVER, or the
+#                  newest 6.1 installed); its image is build/vm/KVER/base.cpio
 #   --one-boot     run all scenarios in one boot (default: one boot each)
 #   --show         stream the guest console to stdout (demo, debugging)
 #   --kvm          use KVM instead of TCG (nested KVM hangs on our CI hosts)
 #   --mem MIB      guest memory (default: the largest "# mem:" header, or 1024)
 #   --smp N        guest CPUs (default 2)
-#   --image FILE   base initramfs (default build/vm/base.cpio)
-#   --logdir DIR   console logs (default build/vm/logs)
+#   --image FILE   base initramfs (default build/vm/KVER/base.cpio)
+#   --logdir DIR   console logs (default build/vm/logs/KVER)
 #   --bridge B     serve the guest's raidkm.ko from raidkmd on this host with
 #                  backend B (cpu, cuda) through the guest-RAM bridge; also
 #                  for every scenario with a "# bridge: yes" header (backend
@@ -37,8 +40,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-image=${RKM_IMAGE:-$top/build/vm/base.cpio}
-logdir=${RKM_LOGDIR:-$top/build/vm/logs}
+image=${RKM_IMAGE:-}
+logdir=${RKM_LOGDIR:-}
 read -r -a cpio <<<"${RKM_CPIO:-cpio}"
 kver=${KVER:-$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
 one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt=""
@@ -48,6 +51,7 @@ scenarios=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kernel) kver=$2; shift ;;
 	--one-boot) one_boot=1 ;;
 	--show) show=1 ;;
 	--kvm) accel=kvm ;;
@@ -56,7 +60,7 @@ while [ $# -gt 0 ]; do
 	--image) image=$2; shift ;;
 	--logdir) logdir=$2; shift ;;
 	--bridge) bridge_opt=$2; shift ;;
-	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
 	-*) echo "run-scenario: unknown option $1" >&2; exit 2 ;;
 	*) scenarios+=("$1") ;;
 	esac
@@ -64,6 +68,9 @@ while [ $# -gt 0 ]; do
 done
 
 [ ${#scenarios[@]} -gt 0 ] || { echo "run-scenario: no scenario given" >&2; exit 2; }
+image=${image:-$top/build/vm/$kver/base.cpio}
+logdir=${logdir:-$top/build/vm/logs/$kver}
+tag=guest-$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 [ -f "$image" ] || { echo "run-scenario: no guest image $image (run make vm-image)" >&2; exit 2; }
 kernel=${RKM_KERNEL:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] || { echo "run-scenario: cannot read $kernel (install linux-image-amd64)" >&2; exit 2; }
@@ -205,18 +212,18 @@ verdict() {
 	seg=$(sed -n "/RKM-BEGIN [0-9]*-$name timeout/,/RKM-END [0-9]*-$name rc=/p" "$log")
 	rc=$(printf '%s\n' "$seg" | sed -n "s/.*RKM-END [0-9]*-$name rc=\([0-9]*\).*/\1/p" | tail -n 1)
 	if [ -z "$seg" ]; then
-		echo "FAIL guest/$name: never started (guest died earlier)"
+		echo "FAIL $tag/$name: never started (guest died earlier)"
 	elif [ -z "$rc" ]; then
-		echo "FAIL guest/$name: guest died or hung (see $log)"
+		echo "FAIL $tag/$name: guest died or hung (see $log)"
 	elif printf '%s\n' "$seg" | grep -Eq "$bad_kernel|RKM-KERNEL-BAD"; then
-		echo "FAIL guest/$name: kernel warning (see $log)"
+		echo "FAIL $tag/$name: kernel warning (see $log)"
 		printf '%s\n' "$seg" | grep -E -m5 "$bad_kernel" | sed 's/^/    /'
 	elif printf '%s\n' "$seg" | grep -q "RKM-TIMEOUT"; then
-		echo "FAIL guest/$name: timed out (see $log)"
+		echo "FAIL $tag/$name: timed out (see $log)"
 	elif [ "$rc" != 0 ]; then
-		echo "FAIL guest/$name: exit status $rc (see $log)"
+		echo "FAIL $tag/$name: exit status $rc (see $log)"
 	else
-		echo "PASS guest/$name"
+		echo "PASS $tag/$name"
 		return 0
 	fi
 	if [ $show = 0 ]; then
@@ -249,13 +256,13 @@ run_one() {
 		if [ "$p" -lt "$boots" ]; then
 			boot "$log.boot$p" "$s"
 			if ! grep -q "RKM-PHASE-END" "$log.boot$p"; then
-				echo "FAIL guest/$n: boot $p of $boots did not end with crash_guest (see $log.boot$p)"
+				echo "FAIL $tag/$n: boot $p of $boots did not end with crash_guest (see $log.boot$p)"
 				grep -v '^\[' "$log.boot$p" | tail -n 25 | sed 's/^/    | /'
 				ok=1
 				break
 			fi
 			if grep -Eq "$bad_kernel" "$log.boot$p"; then
-				echo "FAIL guest/$n: kernel warning in boot $p (see $log.boot$p)"
+				echo "FAIL $tag/$n: kernel warning in boot $p (see $log.boot$p)"
 				ok=1
 				break
 			fi
@@ -288,7 +295,7 @@ else
 fi
 # a warning during boot, before any scenario, fails the run as well
 if sed -n '1,/RKM-BOOTED/p' "$log" | grep -Eq "$bad_kernel"; then
-	echo "FAIL guest/boot: kernel warning while booting (see $log)"
+	echo "FAIL $tag/boot: kernel warning while booting (see $log)"
 	status=1
 fi
 exit $status

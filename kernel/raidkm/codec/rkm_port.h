@@ -49,7 +49,7 @@ typedef size_t rkm_size_t;
 #define rkm_lock_t		spinlock_t
 #define rkm_lock_flags_t	unsigned long
 #define rkm_lock_init(l)	spin_lock_init(l)
-#define rkm_lock_destroy(l)	do { } while (0)
+#define rkm_lock_destroy(l)	((void)(l))
 #define rkm_lock(l, f)		spin_lock_irqsave((l), (f))
 #define rkm_unlock(l, f)	spin_unlock_irqrestore((l), (f))
 
@@ -71,7 +71,7 @@ typedef size_t rkm_size_t;
 #define rkm_now_ns()		ktime_get_ns()
 #define rkm_info(...)		pr_info(__VA_ARGS__)
 #define rkm_err(...)		pr_err(__VA_ARGS__)
-#define rkm_getenv(name)	((const char *)NULL)
+#define rkm_getenv(name)	((void)(name), (const char *)NULL)
 #define rkm_read_once(x)	READ_ONCE(x)
 #define rkm_write_once(x, v)	WRITE_ONCE(x, v)
 

@@ -18,7 +18,6 @@
 #include <linux/highmem.h>
 #include <linux/blkdev.h>
 #include "km.h"
-#include "md-bitmap.h"
 
 static km_mask_t km_bit(int i)
 {
@@ -123,8 +122,8 @@ static void km_end_pieces(struct km_stripe *sh, struct km_piece *p,
 		if (!ok)
 			p->bio->bi_status = BLK_STS_IOERR;
 		if (write) {
-			md_bitmap_endwrite(mddev->bitmap, sh->sector,
-					   KM_ROW_SECTORS, bitmap_ok, false);
+			rkm_bitmap_endwrite(mddev, sh->sector, KM_ROW_SECTORS,
+					    bitmap_ok);
 			md_write_end(mddev);
 			if (km_hold_write(conf, p))
 				continue;
@@ -716,8 +715,7 @@ static void km_flush_writes(struct km_conf *conf)
 
 	if (bio_list_empty(&conf->deferred_writes))
 		return;
-	if (conf->mddev->bitmap)
-		md_bitmap_unplug(conf->mddev->bitmap);
+	rkm_bitmap_unplug(conf->mddev);
 	while ((bio = bio_list_pop(&conf->deferred_writes)))
 		submit_bio_noacct(bio);
 }

@@ -13,7 +13,6 @@
 #include "km.h"
 #include "../raidkm.h"
 #include "../uapi/raidkm_md.h"
-#include "md-bitmap.h"
 
 /* Members not usable for reading everything (conf->lock not needed). */
 int km_calc_degraded(struct km_conf *conf)
@@ -199,41 +198,31 @@ enomem:
 	return ERR_PTR(-ENOMEM);
 }
 
-static void km_set_limits(struct km_conf *conf)
+static int km_set_limits(struct km_conf *conf)
 {
 	struct mddev *mddev = conf->mddev;
 	unsigned int chunk = mddev->chunk_sectors << 9;
-	struct md_rdev *rdev;
 
-	if (!mddev->queue)
-		return;
-	blk_queue_io_min(mddev->queue, chunk);
-	blk_queue_io_opt(mddev->queue, chunk * conf->geom.k);
-	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
-	rdev_for_each(rdev, mddev)
-		disk_stack_limits(mddev->gendisk, rdev->bdev,
-				  rdev->data_offset << 9);
-	blk_queue_max_discard_sectors(mddev->queue, 0);
-	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
 	/*
 	 * Bios are cut per chunk (reads) or per stripe row (writes) here, so
 	 * the members' own limits need not shrink what md hands over: take
 	 * at least a whole data stripe, and no less than 1 MiB, at once.
 	 */
-	blk_queue_max_hw_sectors(mddev->queue,
+	return rkm_md_set_limits(mddev, chunk, chunk * conf->geom.k,
 				 clamp_t(unsigned int,
 					 mddev->chunk_sectors * conf->geom.k,
-					 KM_MIN_REQ_SECTORS, KM_MAX_REQ_SECTORS));
-	blk_queue_max_segments(mddev->queue, USHRT_MAX);
+					 KM_MIN_REQ_SECTORS,
+					 KM_MAX_REQ_SECTORS));
 }
 
 static int km_run(struct mddev *mddev)
 {
 	struct km_conf *conf;
 	struct md_rdev *rdev;
+	struct md_thread *thread;
 	int m, algo, ret;
 
-	if (mddev_init_writes_pending(mddev) < 0)
+	if (rkm_md_init_writes_pending(mddev) < 0)
 		return -ENOMEM;
 	ret = km_check_geometry(mddev, &m, &algo);
 	if (ret)
@@ -274,7 +263,7 @@ static int km_run(struct mddev *mddev)
 		ret = -EIO;
 		goto abort;
 	}
-	if (mddev->degraded == m && mddev->recovery_cp != MaxSector) {
+	if (mddev->degraded == m && RKM_RESYNC_OFFSET(mddev) != MaxSector) {
 		if (mddev->ok_start_degraded) {
 			pr_crit("md/km:%s: starting dirty array with no redundancy left - data corruption possible\n",
 				mdname(mddev));
@@ -286,18 +275,24 @@ static int km_run(struct mddev *mddev)
 		}
 	}
 
-	mddev->thread = md_register_thread(km_daemon, mddev, "km");
-	if (!mddev->thread) {
+	thread = md_register_thread(km_daemon, mddev, "km");
+	if (!thread) {
 		ret = -ENOMEM;
 		goto abort;
 	}
+	rcu_assign_pointer(mddev->thread, thread);
 	if (mddev->to_remove == &km_attr_group)
 		mddev->to_remove = NULL;
 	else if (mddev->kobj.sd && sysfs_create_group(&mddev->kobj, &km_attr_group))
 		pr_warn("md/km:%s: cannot create sysfs attributes\n",
 			mdname(mddev));
 	md_set_array_sectors(mddev, km_size(mddev, 0, 0));
-	km_set_limits(conf);
+	ret = km_set_limits(conf);
+	if (ret) {
+		pr_err("md/km:%s: cannot set the queue limits: %d\n",
+		       mdname(mddev), ret);
+		goto abort;
+	}
 	rkm_job_stats_register(&conf->job_stats, mdname(mddev));
 	conf->job_stats_registered = true;
 	pr_info("md/km:%s: km k=%d m=%d, %d KiB chunk, active with %d of %d members, codec %s\n",
@@ -306,7 +301,7 @@ static int km_run(struct mddev *mddev)
 		rkm_codec_impl());
 	return 0;
 abort:
-	md_unregister_thread(&mddev->thread);
+	rkm_md_unregister_thread(mddev, &mddev->thread);
 	mddev->private = NULL;
 	km_free_conf(conf);
 	return ret;
@@ -424,7 +419,7 @@ static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
 	    !km_has_failed(conf))
 		return -EBUSY;
 	RCU_INIT_POINTER(p->rdev, NULL);
-	if (!test_bit(RemoveSynchronized, &rdev->flags)) {
+	if (!rkm_rdev_remove_synchronized(rdev)) {
 		synchronize_rcu();
 		if (atomic_read(&rdev->nr_pending)) {
 			rcu_assign_pointer(p->rdev, rdev);
@@ -467,15 +462,13 @@ static int km_resize(struct mddev *mddev, sector_t sectors)
 	newsize = km_array_sectors(&conf->geom, sectors);
 	if (mddev->external_size && mddev->array_sectors > newsize)
 		return -EINVAL;
-	if (mddev->bitmap) {
-		ret = md_bitmap_resize(mddev->bitmap, sectors, 0, 0);
-		if (ret)
-			return ret;
-	}
+	ret = rkm_bitmap_resize(mddev, sectors);
+	if (ret)
+		return ret;
 	md_set_array_sectors(mddev, newsize);
 	if (sectors > mddev->dev_sectors &&
-	    mddev->recovery_cp > mddev->dev_sectors) {
-		mddev->recovery_cp = mddev->dev_sectors;
+	    RKM_RESYNC_OFFSET(mddev) > mddev->dev_sectors) {
+		RKM_RESYNC_OFFSET(mddev) = mddev->dev_sectors;
 		set_bit(MD_RECOVERY_NEEDED, &mddev->recovery);
 	}
 	mddev->dev_sectors = sectors;
@@ -504,19 +497,26 @@ static void km_quiesce(struct mddev *mddev, int quiesce)
 	wake_up(&conf->wait_for_quiescent);
 }
 
+static int km_start(struct mddev *mddev)
+{
+	rkm_md_started(mddev);
+	return 0;
+}
+
 static struct md_personality km_personality = {
 	.name		= RAIDKM_LEVEL_NAME,
 	.level		= RAIDKM_LEVEL,
 	.owner		= THIS_MODULE,
 	.make_request	= km_make_request,
 	.run		= km_run,
+	.start		= km_start,
 	.free		= km_free,
 	.status		= km_status,
 	.error_handler	= km_error,
 	.hot_add_disk	= km_add_disk,
 	.hot_remove_disk = km_remove_disk,
 	.spare_active	= km_spare_active,
-	.sync_request	= km_sync_request,
+	.sync_request	= rkm_md_sync_request,
 	.resize		= km_resize,
 	.size		= km_size,
 	.quiesce	= km_quiesce,
@@ -524,6 +524,7 @@ static struct md_personality km_personality = {
 
 int rkm_personality_register(void)
 {
+	rkm_md_set_bitmap_sector(&km_personality, km_bitmap_sector);
 	return register_md_personality(&km_personality);
 }
 

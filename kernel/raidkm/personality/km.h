@@ -19,7 +19,7 @@
 #include <linux/bio.h>
 #include <linux/workqueue.h>
 #include <linux/mempool.h>
-#include "md.h"
+#include "../compat/compat.h"
 #include "../rkm_job.h"
 #include "layout.h"
 #include "plan.h"
@@ -215,13 +215,15 @@ km_mask_t km_piece_cover(struct km_piece *p);
 
 /* request.c */
 bool km_make_request(struct mddev *mddev, struct bio *bio);
+void km_bitmap_sector(struct mddev *mddev, sector_t *offset,
+		      unsigned long *sectors);
 void km_retry_reads(struct work_struct *work);
 void km_end_piece(struct km_conf *conf, struct km_piece *p, bool write,
 		  bool ok);
 
 /* sync.c */
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
-			 int *skipped);
+			 sector_t max_sector, int *skipped);
 void km_sync_start_round(struct km_stripe *sh);
 void km_sync_step(struct km_stripe *sh);
 void km_sync_job_done(struct km_stripe *sh);

@@ -8,7 +8,6 @@
  */
 #include <linux/blkdev.h>
 #include "km.h"
-#include "md-bitmap.h"
 
 static void km_piece_append(struct km_piece **list, struct km_piece *p)
 {
@@ -65,8 +64,8 @@ static void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
 				bio_inc_remaining(bio);
 				if (write) {
 					md_write_inc(mddev, bio);
-					md_bitmap_startwrite(mddev->bitmap, sh->sector,
-							     KM_ROW_SECTORS, false);
+					rkm_bitmap_startwrite(mddev, sh->sector,
+							      KM_ROW_SECTORS);
 				}
 				spin_lock_irq(&conf->lock);
 				km_piece_append(write ? &sh->dev[d].towrite :
@@ -195,6 +194,26 @@ static void km_read(struct km_conf *conf, struct bio *bio)
 	}
 }
 
+/*
+ * The member range whose bitmap bits cover array sectors [*@offset,
+ * +*@sectors) (md counts writes itself where it calls this): the whole
+ * chunk stripes the range touches, on every member.
+ */
+void km_bitmap_sector(struct mddev *mddev, sector_t *offset,
+		      unsigned long *sectors)
+{
+	struct km_conf *conf = mddev->private;
+	struct km_geom *g = &conf->geom;
+	sector_t first, last;
+
+	if (!*sectors)
+		return;
+	first = (*offset >> g->chunk_shift) / g->k;
+	last = ((*offset + *sectors - 1) >> g->chunk_shift) / g->k;
+	*offset = first << g->chunk_shift;
+	*sectors = (last - first + 1) << g->chunk_shift;
+}
+
 bool km_make_request(struct mddev *mddev, struct bio *bio)
 {
 	struct km_conf *conf = mddev->private;
@@ -203,7 +222,7 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 	if (unlikely(bio->bi_opf & REQ_PREFLUSH) &&
 	    md_flush_request(mddev, bio))
 		return true;
-	if (!md_write_start(mddev, bio))
+	if (!rkm_md_write_start(mddev, bio))
 		return false;
 	if (unlikely(bio_op(bio) == REQ_OP_DISCARD ||
 		     bio_op(bio) == REQ_OP_WRITE_ZEROES)) {
@@ -219,6 +238,13 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 		return true;
 	}
 	wait_event(conf->wait_for_quiescent, !READ_ONCE(conf->quiesce));
+	/*
+	 * From here on km works on md's clone of the bio: it holds the
+	 * array's active_io until it ends, so that mddev_suspend() waits for
+	 * it, and is counted in the array's I/O statistics (and, where md
+	 * counts writes in the bitmap, there; see km_bitmap_sector()).
+	 */
+	md_account_bio(mddev, &bio);
 	if (!write) {
 		km_read(conf, bio);
 		return true;

@@ -16,7 +16,6 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include "km.h"
-#include "md-bitmap.h"
 
 static km_mask_t km_parity_mask(struct km_conf *conf)
 {
@@ -179,21 +178,20 @@ void km_sync_job_done(struct km_stripe *sh)
 }
 
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
-			 int *skipped)
+			 sector_t max_sector, int *skipped)
 {
 	struct km_conf *conf = mddev->private;
-	sector_t max_sector = mddev->dev_sectors;
 	sector_t sync_blocks, row = sector_nr & ~KM_ROW_MASK;
 	struct km_stripe *sh;
 	int still_degraded = 0, i, done;
 
 	if (sector_nr >= max_sector) {
 		if (mddev->curr_resync < max_sector)	/* aborted */
-			md_bitmap_end_sync(mddev->bitmap, mddev->curr_resync,
-					   &sync_blocks, 1);
+			rkm_bitmap_end_sync_aborted(mddev, mddev->curr_resync,
+						    &sync_blocks);
 		else
 			conf->fullsync = 0;
-		md_bitmap_close_sync(mddev->bitmap);
+		rkm_bitmap_close_sync(mddev);
 		return 0;
 	}
 
@@ -207,13 +205,13 @@ sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
 	}
 	if (!test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery) &&
 	    !conf->fullsync &&
-	    !md_bitmap_start_sync(mddev->bitmap, sector_nr, &sync_blocks, 1) &&
+	    !rkm_bitmap_start_sync(mddev, sector_nr, &sync_blocks, true) &&
 	    sync_blocks >= KM_ROW_SECTORS) {
 		/* clean in the bitmap: skip whole rows */
 		*skipped = 1;
 		return sync_blocks & ~KM_ROW_MASK;
 	}
-	md_bitmap_cond_end_sync(mddev->bitmap, sector_nr, false);
+	rkm_bitmap_cond_end_sync(mddev, sector_nr, false);
 
 	sh = km_get_stripe(conf, row, true);
 	if (!sh) {
@@ -229,8 +227,7 @@ sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
 			still_degraded = 1;
 	}
 	rcu_read_unlock();
-	md_bitmap_start_sync(mddev->bitmap, sector_nr, &sync_blocks,
-			     still_degraded);
+	rkm_bitmap_start_sync(mddev, sector_nr, &sync_blocks, still_degraded);
 
 	done = KM_ROW_SECTORS - (sector_nr - row);
 	sh->sync_sectors = done;
