@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-passed=0 failed=0
+passed=0 failed=0 retried=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -63,9 +63,12 @@ for k in ${kernels:-default}; do
 		"$top/tools/vm/run-scenario.sh" "${kopt[@]}" "$s" >"$out"
 		rc=$?
 		cat "$out"
+		retried=$((retried + $(grep -c '^RETRY ' "$out")))
 		tally "guest${kopt[1]:+-$k}/$(basename "$s" .sh)" $rc
 	done
 done
 
+[ $retried -gt 0 ] &&
+	echo "note: $retried guest boot(s) crashed before their scenario ran and were booted again (RETRY lines above)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

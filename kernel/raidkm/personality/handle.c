@@ -145,22 +145,15 @@ static void km_dev_masks(struct km_stripe *sh, km_mask_t *failed,
 
 	*failed = 0;
 	*writable = 0;
-	rcu_read_lock();
 	for (i = 0; i < conf->geom.n; i++) {
 		struct km_dev *dev = &sh->dev[i];
-		struct md_rdev *rdev = rcu_dereference(conf->disks[dev->member].rdev);
-		bool w = rdev && !test_bit(Faulty, &rdev->flags);
-		bool r = w && (test_bit(In_sync, &rdev->flags) ||
-			       sh->sector + KM_ROW_SECTORS <= rdev->recovery_offset);
 
-		if (test_bit(KM_DEV_READ_ERR, &dev->flags))
-			r = false;
-		if (!r)
+		if (test_bit(KM_DEV_READ_ERR, &dev->flags) ||
+		    !km_slot_readable(conf, dev->member, sh->sector))
 			*failed |= km_bit(i);
-		if (w)
+		if (km_slot_writable(conf, dev->member))
 			*writable |= km_bit(i);
 	}
-	rcu_read_unlock();
 }
 
 static km_mask_t km_flag_mask(struct km_stripe *sh, int flag)
@@ -219,6 +212,27 @@ static void km_end_read(struct bio *bio)
 	km_op_done(sh);
 }
 
+/* A write to a replacement ended: its failure fails it, not the row. */
+static void km_end_rwrite(struct bio *bio)
+{
+	struct km_dev *dev = container_of(bio, struct km_dev, rbio);
+	struct km_stripe *sh = bio->bi_private;
+	struct mddev *mddev = sh->conf->mddev;
+	struct md_rdev *rdev = dev->rrdev;
+
+	if (bio->bi_status) {
+		set_bit(WriteErrorSeen, &rdev->flags);
+		pr_err_ratelimited("md/km:%s: write error on replacement %pg at sector %llu\n",
+				   mdname(mddev), rdev->bdev,
+				   (unsigned long long)sh->sector);
+		md_error(mddev, rdev);
+	}
+	bio_uninit(bio);
+	dev->rrdev = NULL;
+	rdev_dec_pending(rdev, mddev);
+	km_op_done(sh);
+}
+
 static void km_end_write(struct bio *bio)
 {
 	struct km_dev *dev = container_of(bio, struct km_dev, bio);
@@ -241,17 +255,22 @@ static void km_end_write(struct bio *bio)
 	km_op_done(sh);
 }
 
-/* The member of chunk @i, referenced, if it may be read or written. */
+/*
+ * The member to read chunk @i from (the slot's member, or its replacement
+ * where only that holds the row), or to write it to (the slot's member;
+ * a replacement is written besides, km_submit_writes_to()), referenced.
+ */
 static struct md_rdev *km_get_rdev(struct km_stripe *sh, int i, bool write)
 {
 	struct km_conf *conf = sh->conf;
 	struct md_rdev *rdev;
 
+	if (!write)
+		return km_read_rdev(conf, sh->dev[i].member, sh->sector,
+				    KM_ROW_SECTORS);
 	rcu_read_lock();
 	rdev = rcu_dereference(conf->disks[sh->dev[i].member].rdev);
-	if (rdev && (test_bit(Faulty, &rdev->flags) ||
-		     (!write && !test_bit(In_sync, &rdev->flags) &&
-		      sh->sector + KM_ROW_SECTORS > rdev->recovery_offset)))
+	if (rdev && test_bit(Faulty, &rdev->flags))
 		rdev = NULL;
 	if (rdev)
 		atomic_inc(&rdev->nr_pending);
@@ -259,18 +278,25 @@ static struct md_rdev *km_get_rdev(struct km_stripe *sh, int i, bool write)
 	return rdev;
 }
 
+/* Submit chunk @i's page to @rdev; @repl: the write to a replacement. */
 static void km_submit_dev(struct km_stripe *sh, int i, struct md_rdev *rdev,
-			  blk_opf_t opf, bool sync)
+			  blk_opf_t opf, bool sync, bool repl)
 {
 	struct km_dev *dev = &sh->dev[i];
-	struct bio *bio = &dev->bio;
+	struct bio *bio = repl ? &dev->rbio : &dev->bio;
 
-	dev->rdev = rdev;
-	bio_init(bio, rdev->bdev, &dev->vec, 1, opf);
+	if (repl)
+		dev->rrdev = rdev;
+	else
+		dev->rdev = rdev;
+	bio_init(bio, rdev->bdev, repl ? &dev->rvec : &dev->vec, 1, opf);
 	bio->bi_iter.bi_sector = sh->sector + rdev->data_offset;
 	__bio_add_page(bio, dev->page, PAGE_SIZE, 0);
 	bio->bi_private = sh;
-	bio->bi_end_io = op_is_write(opf) ? km_end_write : km_end_read;
+	if (repl)
+		bio->bi_end_io = km_end_rwrite;
+	else
+		bio->bi_end_io = op_is_write(opf) ? km_end_write : km_end_read;
 	if (sync)
 		md_sync_acct_bio(bio, KM_ROW_SECTORS);
 	atomic_inc(&sh->pending);
@@ -298,13 +324,17 @@ static void km_submit_reads(struct km_stripe *sh, km_mask_t which, bool sync)
 			set_bit(KM_DEV_READ_ERR, &sh->dev[i].flags);
 			continue;
 		}
-		km_submit_dev(sh, i, rdev, REQ_OP_READ, sync);
+		km_submit_dev(sh, i, rdev, REQ_OP_READ, sync, false);
 	}
 	km_op_done(sh);
 }
 
-/* Write the chunks in @which to every member that can take them. */
-void km_submit_writes(struct km_stripe *sh, km_mask_t which, bool sync)
+/*
+ * Write the chunks in @main to their slots' members and those in @repl to
+ * their slots' replacements, where there are such members.
+ */
+void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
+			 bool sync)
 {
 	blk_opf_t opf = REQ_OP_WRITE;
 	int i;
@@ -317,15 +347,26 @@ void km_submit_writes(struct km_stripe *sh, km_mask_t which, bool sync)
 		struct md_rdev *rdev;
 
 		clear_bit(KM_DEV_WRITE_ERR, &dev->flags);
-		if (!(which & km_bit(i)))
-			continue;
-		rdev = km_get_rdev(sh, i, true);
-		if (!rdev)
-			continue;
-		set_bit(KM_DEV_WRITING, &dev->flags);
-		km_submit_dev(sh, i, rdev, opf, sync);
+		if (main & km_bit(i)) {
+			rdev = km_get_rdev(sh, i, true);
+			if (rdev) {
+				set_bit(KM_DEV_WRITING, &dev->flags);
+				km_submit_dev(sh, i, rdev, opf, sync, false);
+			}
+		}
+		if (repl & km_bit(i)) {
+			rdev = km_get_replacement(sh->conf, dev->member);
+			if (rdev)
+				km_submit_dev(sh, i, rdev, opf, sync, true);
+		}
 	}
 	km_op_done(sh);
+}
+
+/* Write the chunks in @which to every member that can take them. */
+void km_submit_writes(struct km_stripe *sh, km_mask_t which, bool sync)
+{
+	km_submit_writes_to(sh, which, which, sync);
 }
 
 static void km_job_done(struct rkm_job *job)
@@ -597,9 +638,12 @@ static void km_advance(struct km_stripe *sh)
 		need |= km_flag_mask(sh, KM_DEV_READ_ERR);
 		break;
 	case KM_RD_SYNC:
-		/* recovery writes only what is lost; the others check all */
+		/*
+		 * recovery writes only what is lost or being replaced; the
+		 * others check all
+		 */
 		if (sh->sync_mode == KM_SYNC_RECOVER)
-			need |= failed;
+			need |= failed | km_replacing_mask(sh);
 		else
 			need |= km_mask_all(n);
 		break;

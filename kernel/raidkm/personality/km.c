@@ -14,19 +14,18 @@
 #include "../raidkm.h"
 #include "../uapi/raidkm_md.h"
 
-/* Members not usable for reading everything (conf->lock not needed). */
+/*
+ * Slots without a complete member, counting replacements (conf->lock not
+ * needed).
+ */
 int km_calc_degraded(struct km_conf *conf)
 {
 	int i, degraded = 0;
 
 	rcu_read_lock();
-	for (i = 0; i < conf->geom.n; i++) {
-		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
-
-		if (!rdev || test_bit(Faulty, &rdev->flags) ||
-		    !test_bit(In_sync, &rdev->flags))
+	for (i = 0; i < conf->geom.n; i++)
+		if (!km_slot_in_sync(&conf->disks[i]))
 			degraded++;
-	}
 	rcu_read_unlock();
 	return degraded;
 }
@@ -131,6 +130,7 @@ static struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 	struct km_conf *conf;
 	struct md_rdev *rdev;
 	char name[48];
+	int i;
 
 	conf = kzalloc(sizeof(*conf), GFP_KERNEL);
 	if (!conf)
@@ -151,15 +151,40 @@ static struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 	if (!conf->disks)
 		goto enomem;
 	rdev_for_each(rdev, mddev) {
+		struct km_disk *p;
+
 		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
 			continue;
-		if (rdev->raid_disk >= conf->geom.n ||
-		    test_bit(Replacement, &rdev->flags)) {
+		if (rdev->raid_disk >= conf->geom.n) {
 			pr_err("md/km:%s: member %pg in slot %d is not supported\n",
 			       mdname(mddev), rdev->bdev, rdev->raid_disk);
 			goto einval;
 		}
-		rcu_assign_pointer(conf->disks[rdev->raid_disk].rdev, rdev);
+		p = &conf->disks[rdev->raid_disk];
+		if (test_bit(Replacement, &rdev->flags)) {
+			if (rcu_access_pointer(p->replacement)) {
+				pr_err("md/km:%s: two replacements for slot %d\n",
+				       mdname(mddev), rdev->raid_disk);
+				goto einval;
+			}
+			rcu_assign_pointer(p->replacement, rdev);
+		} else {
+			rcu_assign_pointer(p->rdev, rdev);
+		}
+	}
+	/* a replacement whose member is gone is all the slot has */
+	for (i = 0; i < conf->geom.n; i++) {
+		struct km_disk *p = &conf->disks[i];
+		struct md_rdev *repl = rcu_access_pointer(p->replacement);
+
+		if (repl && !rcu_access_pointer(p->rdev)) {
+			clear_bit(Replacement, &repl->flags);
+			rcu_assign_pointer(p->rdev, repl);
+			RCU_INIT_POINTER(p->replacement, NULL);
+		} else if (repl) {
+			/* a replacement is copied whole, never by the bitmap */
+			conf->fullsync = 1;
+		}
 	}
 	conf->code = rkm_code_create(conf->geom.k, m);
 	if (!conf->code) {
@@ -327,12 +352,8 @@ static void km_status(struct seq_file *seq, struct mddev *mddev)
 		   conf->geom.m, mddev->chunk_sectors / 2, conf->algorithm,
 		   conf->geom.n, conf->geom.n - mddev->degraded);
 	rcu_read_lock();
-	for (i = 0; i < conf->geom.n; i++) {
-		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
-
-		seq_putc(seq, rdev && test_bit(In_sync, &rdev->flags) &&
-			 !test_bit(Faulty, &rdev->flags) ? 'U' : '_');
-	}
+	for (i = 0; i < conf->geom.n; i++)
+		seq_putc(seq, km_slot_in_sync(&conf->disks[i]) ? 'U' : '_');
 	rcu_read_unlock();
 	seq_putc(seq, ']');
 }
@@ -374,8 +395,7 @@ static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
 	struct km_conf *conf = mddev->private;
 	int first = 0, last = conf->geom.n - 1, disk;
 
-	if (test_bit(Journal, &rdev->flags) ||
-	    test_bit(Replacement, &rdev->flags))
+	if (test_bit(Journal, &rdev->flags))
 		return -EINVAL;
 	if (mddev->recovery_disabled == conf->recovery_disabled)
 		return -EBUSY;
@@ -383,6 +403,9 @@ static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
 		return -EINVAL;
 	if (rdev->raid_disk >= 0)
 		first = last = rdev->raid_disk;
+	/* marked as a replacement (mdadm --replace --with): only that */
+	if (test_bit(Replacement, &rdev->flags))
+		return km_add_replacement(conf, rdev, first, last);
 	if (rdev->saved_raid_disk >= first && rdev->saved_raid_disk <= last &&
 	    !rcu_access_pointer(conf->disks[rdev->saved_raid_disk].rdev))
 		first = rdev->saved_raid_disk;
@@ -396,7 +419,8 @@ static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
 		rcu_assign_pointer(conf->disks[disk].rdev, rdev);
 		return 0;
 	}
-	return -EEXIST;
+	/* no empty slot: replace a member that wants it (mdadm --replace) */
+	return km_add_replacement(conf, rdev, first, last);
 }
 
 static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
@@ -405,10 +429,16 @@ static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
 	int number = rdev->raid_disk;
 	struct km_disk *p;
 
+	struct md_rdev __rcu **slot;
+
 	if (number < 0 || number >= conf->geom.n)
 		return 0;
 	p = conf->disks + number;
-	if (rcu_access_pointer(p->rdev) != rdev)
+	if (rcu_access_pointer(p->rdev) == rdev)
+		slot = &p->rdev;
+	else if (rcu_access_pointer(p->replacement) == rdev)
+		slot = &p->replacement;
+	else
 		return 0;
 	if (test_bit(In_sync, &rdev->flags) ||
 	    atomic_read(&rdev->nr_pending))
@@ -418,14 +448,18 @@ static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
 	    mddev->recovery_disabled != conf->recovery_disabled &&
 	    !km_has_failed(conf))
 		return -EBUSY;
-	RCU_INIT_POINTER(p->rdev, NULL);
+	RCU_INIT_POINTER(*slot, NULL);
 	if (!rkm_rdev_remove_synchronized(rdev)) {
 		synchronize_rcu();
 		if (atomic_read(&rdev->nr_pending)) {
-			rcu_assign_pointer(p->rdev, rdev);
+			rcu_assign_pointer(*slot, rdev);
 			return -EBUSY;
 		}
 	}
+	/* the member left: its replacement takes the slot */
+	if (slot == &p->rdev)
+		km_promote_replacement(conf, p);
+	clear_bit(WantReplacement, &rdev->flags);
 	return 0;
 }
 
@@ -438,7 +472,12 @@ static int km_spare_active(struct mddev *mddev)
 	for (i = 0; i < conf->geom.n; i++) {
 		struct md_rdev *rdev = rcu_dereference_protected(conf->disks[i].rdev,
 				lockdep_is_held(&mddev->reconfig_mutex));
+		int done = km_replacement_active(conf, &conf->disks[i]);
 
+		if (done) {
+			count += done;
+			continue;
+		}
 		if (rdev && rdev->recovery_offset == MaxSector &&
 		    !test_bit(Faulty, &rdev->flags) &&
 		    !test_and_set_bit(In_sync, &rdev->flags)) {

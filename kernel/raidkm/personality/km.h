@@ -6,6 +6,7 @@
  *   stripe.c  stripe cache                 handle.c  per-stripe state machine
  *   request.c bios from md                 sync.c    resync, recovery, check
  *   sysfs.c   /sys/block/mdX/md/km/        km.c      the md_personality table
+ *   replace.c hot replace (members with a replacement)
  *
  * See Documentation/personality.rst.
  */
@@ -67,6 +68,9 @@ struct km_dev {
 	struct md_rdev *rdev;		/* member of the I/O in flight */
 	struct bio bio;
 	struct bio_vec vec;
+	struct md_rdev *rrdev;		/* replacement being written */
+	struct bio rbio;
+	struct bio_vec rvec;
 };
 
 /* struct km_stripe.state */
@@ -139,6 +143,7 @@ struct km_read_ctx {
 /* One member slot. */
 struct km_disk {
 	struct md_rdev __rcu *rdev;
+	struct md_rdev __rcu *replacement;	/* hot replace: its successor */
 };
 
 struct km_stats {
@@ -229,6 +234,19 @@ void km_sync_step(struct km_stripe *sh);
 void km_sync_job_done(struct km_stripe *sh);
 void km_sync_finish(struct km_stripe *sh, bool ok);
 
+/* replace.c */
+struct md_rdev *km_read_rdev(struct km_conf *conf, int member,
+			     sector_t sector, int sectors);
+bool km_slot_readable(struct km_conf *conf, int member, sector_t sector);
+bool km_slot_writable(struct km_conf *conf, int member);
+struct md_rdev *km_get_replacement(struct km_conf *conf, int member);
+km_mask_t km_replacing_mask(struct km_stripe *sh);
+int km_add_replacement(struct km_conf *conf, struct md_rdev *rdev, int first,
+		       int last);
+void km_promote_replacement(struct km_conf *conf, struct km_disk *p);
+int km_replacement_active(struct km_conf *conf, struct km_disk *p);
+bool km_slot_in_sync(struct km_disk *p);
+
 /* sysfs.c */
 extern const struct attribute_group km_attr_group;
 
@@ -239,6 +257,8 @@ int km_calc_degraded(struct km_conf *conf);
 void km_submit_job(struct km_stripe *sh, enum rkm_job_op op, km_mask_t mask,
 		   enum km_phase phase);
 void km_submit_writes(struct km_stripe *sh, km_mask_t which, bool sync);
+void km_submit_writes_to(struct km_stripe *sh, km_mask_t main,
+			 km_mask_t repl, bool sync);
 void km_invalidate(struct km_stripe *sh);
 
 #endif /* RKM_KM_H */

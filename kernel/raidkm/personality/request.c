@@ -80,7 +80,10 @@ static void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
 	}
 }
 
-/* The member holding @loc, referenced, when it can serve the read. */
+/*
+ * The member holding @loc (or its replacement, replace.c), referenced,
+ * when it can serve the read.
+ */
 static struct md_rdev *km_direct_rdev(struct km_conf *conf,
 				      struct km_loc *loc, int sectors)
 {
@@ -88,18 +91,12 @@ static struct md_rdev *km_direct_rdev(struct km_conf *conf,
 	sector_t first_bad;
 	int bad_sectors;
 
-	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[loc->member].rdev);
-	if (rdev && (test_bit(Faulty, &rdev->flags) ||
-		     (!test_bit(In_sync, &rdev->flags) &&
-		      loc->msector + sectors > rdev->recovery_offset)))
-		rdev = NULL;
+	rdev = km_read_rdev(conf, loc->member, loc->msector, sectors);
 	if (rdev && is_badblock(rdev, loc->msector, sectors, &first_bad,
-				&bad_sectors))
+				&bad_sectors)) {
+		rdev_dec_pending(rdev, conf->mddev);
 		rdev = NULL;
-	if (rdev)
-		atomic_inc(&rdev->nr_pending);
-	rcu_read_unlock();
+	}
 	return rdev;
 }
 

@@ -72,13 +72,15 @@ void km_sync_step(struct km_stripe *sh)
 	rcu_read_unlock();
 
 	if (sh->sync_mode == KM_SYNC_RECOVER) {
+		/* members being rebuilt, and replacements (replace.c) */
 		km_mask_t which = failed & writable;
+		km_mask_t repl = km_replacing_mask(sh);
 
-		if (!which) {
+		if (!which && !repl) {
 			km_sync_done_now(sh, true);
 			return;
 		}
-		km_submit_writes(sh, which, true);
+		km_submit_writes_to(sh, which, repl, true);
 		return;
 	}
 	if (failed) {
