@@ -94,8 +94,17 @@ refuse layout-empty-m-refused "layout for km must be 'mNN'" \
 	$C --layout=m --raid-devices=8 $(files 8)
 refuse layout-negative-refused "layout for km must be 'mNN'" \
 	$C --layout=m-1 --raid-devices=8 $(files 8)
-refuse metadata-0.90-refused "km arrays need 1.x metadata" \
-	$C --metadata=0.90 --layout=m2 --raid-devices=4 $(files 4)
+refuse metadata-ddf-refused "km arrays need 1.x or 0.90 metadata, not ddf" \
+	$C --metadata=ddf --layout=m2 --raid-devices=4 $(files 4)
+# 0.90 metadata: at most 27 members (spares included), members below 4 TiB
+refuse metadata-0.90-28-refused "0.90 metadata holds at most 27 members, not 28 raid-devices; use --metadata=1.2" \
+	$C --metadata=0.90 --layout=m2 --raid-devices=28 $(files 28)
+refuse metadata-0.90-26+2-refused "0.90 metadata holds at most 27 members, not 28 (26 raid-devices + 2 spares)" \
+	$C --metadata=0.90 --raid-devices=26 --spare-devices=2 $(files 28)
+refuse metadata-0.90-4T-refused "0.90 metadata holds members of less than 4 TiB, not --size=4294967296K" \
+	$C --metadata=0.90 --raid-devices=4 --size=4T $(files 4)
+refuse metadata-0.90-km65-refused "k+m must be at most 64" \
+	$C --metadata=0.90 --layout=m3 --raid-devices=65 $(files 65)
 refuse build-refused "not permitted with --build" \
 	--build $md --level=km --raid-devices=4 $(files 4)
 refuse unknown-level-still-refused "invalid raid level: kmx" \
@@ -119,6 +128,10 @@ accept m16-k2-accepted $C --layout=m16 --raid-devices=18 $(files 17)
 accept m16-k48-accepted $C --layout=m16 --raid-devices=64 $(files 63)
 accept default-m2-k2-accepted $C --raid-devices=4 $(files 3)
 accept uppercase-M-accepted $C -p M4 --raid-devices=6 $(files 5)
+accept metadata-0.90-accepted $C --metadata=0.90 --raid-devices=6 $(files 5)
+accept metadata-0.90-27-accepted $C --metadata=0.90 -p m3 --raid-devices=27 $(files 26)
+accept metadata-0.90-25+2-accepted $C -e 0.90 --raid-devices=25 --spare-devices=2 $(files 26)
+accept metadata-0.90-size-accepted $C -e 0.90 --raid-devices=4 --size=4194303M $(files 3)
 
 # the level name and layout syntax are in the help
 if "$mdadm" --create --help 2>&1 | grep -q 'for km (k data + m parity devices): mNN'; then
