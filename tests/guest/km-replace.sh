@@ -64,6 +64,18 @@ load_check() {
 		fail "fio load failed ($1)"
 	fi
 }
+# replace_then_fail OLD VICTIM WHAT: start replacing OLD slowly, fail
+# VICTIM (OLD itself or its replacement) half way, let md finish
+replace_then_fail() {
+	slow
+	check mdadm_km /dev/md0 --replace /dev/$1
+	sleep 2
+	replacing || { cat /proc/mdstat; fail "$3 did not start"; }
+	check mdadm_km /dev/md0 --fail /dev/$2
+	fast
+	settle
+	cat /proc/mdstat
+}
 verify_all() {
 	fiov $A --verify_only
 	fiov $B --verify_only
@@ -125,16 +137,9 @@ check mdadm_km /dev/md0 --remove /dev/ram2
 verify_all "after replacement 2"
 
 note "3. the member being replaced fails half way"
-slow
 load_start
-check mdadm_km /dev/md0 --replace /dev/ram0
-sleep 2
-replacing || { cat /proc/mdstat; fail "replacement 3 did not start"; }
-check mdadm_km /dev/md0 --fail /dev/ram0
-fast
-settle
+replace_then_fail ram0 ram0 "replacement 3"
 load_check "replacement 3"
-cat /proc/mdstat
 [ "$(role ram1)" = 0 ] || fail "ram1 holds slot $(role ram1) after its member failed"
 grep -q '\[6/6\] \[UUUUUU\]' /proc/mdstat || fail "not whole after replacement 3"
 check mdadm_km /dev/md0 --remove /dev/ram0
@@ -143,14 +148,7 @@ verify_all "after replacement 3"
 note "4. the replacement fails half way"
 check mdadm_km --zero-superblock /dev/ram0
 check mdadm_km /dev/md0 --add /dev/ram0
-slow
-check mdadm_km /dev/md0 --replace /dev/ram5
-sleep 2
-replacing || { cat /proc/mdstat; fail "replacement 4 did not start"; }
-check mdadm_km /dev/md0 --fail /dev/ram0
-fast
-settle
-cat /proc/mdstat
+replace_then_fail ram5 ram0 "replacement 4"
 [ "$(role ram5)" = 5 ] || fail "ram5 left slot 5: $(role ram5)"
 state ram5 | grep -q in_sync || fail "ram5 not in sync: $(state ram5)"
 [ "$(cat $S/degraded)" = 0 ] || fail "degraded $(cat $S/degraded) after the replacement failed"
