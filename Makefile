@@ -36,8 +36,13 @@ KOBJ  := $(BUILD)/kmod/$(KVER)
 RAIDKM_KO := $(KOBJ)/raidkm.ko
 
 CC      ?= cc
+# USER_CFLAGS and USER_LDFLAGS are added to every user-space compile and to
+# the links of the installed programs (the Debian packages pass
+# dpkg-buildflags' hardening flags through them)
+USER_CFLAGS  ?=
+USER_LDFLAGS ?=
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
-	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi
+	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi $(USER_CFLAGS)
 
 # Components append to these in their fragments.
 USER_BINS  :=		# user-space programs built by "make"
