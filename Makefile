@@ -4,8 +4,10 @@
 #
 #   make              module, mdadm with km support, daemon, tools
 #   make modules      raidkm.ko for every supported kernel installed
-#   make check        unit tests + guest scenarios on every supported kernel
-#                     installed; ends "N passed, N failed"
+#   make check        unit tests, Debian packages (make deb) and their tests,
+#                     guest scenarios on every supported kernel installed;
+#                     ends "N passed, N failed"
+#   make deb          Debian packages in build/deb (tools/deb/deb.mk)
 #   make demo         a km array in the QEMU guest: create, fio, fail, rebuild
 #   make bench-codec  codec vs ISA-L;   make bench-vm   km vs md raid6 (guest)
 #   make clean
@@ -86,8 +88,9 @@ include tools/vm/vm.mk
 user: $(USER_BINS) $(UNIT_TESTS)
 
 # ---- tests ------------------------------------------------------------------
-check: all $(UNIT_TESTS) vm-images
-	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)" \
+# the Debian packages (tools/deb/deb.mk) are built and tested too
+check: all $(UNIT_TESTS) vm-images deb
+	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS) $(DEB_TESTS)" \
 		--kernels "$(CHECK_KVERS)" --guest "$(GUEST_SCENARIOS)"
 
 check-unit: $(UNIT_TESTS)
