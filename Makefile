@@ -4,8 +4,10 @@
 #
 #   make              module, mdadm with km support, daemon, tools
 #   make modules      raidkm.ko for every supported kernel installed
-#   make check        unit tests + guest scenarios on every supported kernel
-#                     installed; ends "N passed, N failed"
+#   make check        unit tests, Debian packages (make deb) and their tests,
+#                     guest scenarios on every supported kernel installed;
+#                     ends "N passed, N failed"
+#   make deb          Debian packages in build/deb (tools/deb/deb.mk)
 #   make demo         a km array in the QEMU guest: create, fio, fail, rebuild
 #   make bench-codec  codec vs ISA-L;   make bench-vm   km vs md raid6 (guest)
 #   make clean
@@ -13,8 +15,9 @@
 # Kernels (Documentation/kernels.rst): raidkm builds for Debian's 6.1 and
 # 6.12 series.  KVER picks the kernel one "make" builds for and boots in
 # the guest (default: the newest 6.1 installed); KDIR (its build tree) and
-# KSRC (the linux-source tarball md.h comes from) follow from it and may
-# be overridden.  CHECK_KVERS lists the kernels "make check" tests.
+# KSRC (the linux-source tarball md.h comes from, default
+# /usr/src/linux-source-<series>.tar.xz) follow from it and may be
+# overridden.  CHECK_KVERS lists the kernels "make check" tests.
 
 KSERIES_ALL := 6.12 6.1
 # newest installed Debian amd64 kernel of series $(1), e.g. 6.1.0-56-amd64
@@ -24,21 +27,24 @@ KVERS_ALL := $(strip $(foreach s,$(KSERIES_ALL),$(call kver_of,$(s))))
 
 KVER ?= $(call kver_of,6.1)
 export KVER
-KSERIES := $(shell echo '$(KVER)' | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 KDIR ?= /lib/modules/$(KVER)/build
-KSRC ?= $(lastword $(sort $(wildcard /usr/src/linux-source-$(KSERIES).tar.xz /usr/src/linux-source-$(KSERIES).tar.bz2)))
+KSRC ?=
 CHECK_KVERS ?= $(KVERS_ALL)
 
 TOP   := $(CURDIR)
 BUILD := $(TOP)/build
 # each kernel's module is built in its own tree of links to the sources
 KOBJ  := $(BUILD)/kmod/$(KVER)
-MDINC := $(KOBJ)/mdinc
 RAIDKM_KO := $(KOBJ)/raidkm.ko
 
 CC      ?= cc
+# USER_CFLAGS and USER_LDFLAGS are added to every user-space compile and to
+# the links of the installed programs (the Debian packages pass
+# dpkg-buildflags' hardening flags through them)
+USER_CFLAGS  ?=
+USER_LDFLAGS ?=
 HOST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
-	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi
+	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi $(USER_CFLAGS)
 
 # Components append to these in their fragments.
 USER_BINS  :=		# user-space programs built by "make"
@@ -46,40 +52,28 @@ UNIT_TESTS :=		# user-space test programs run by "make check"
 GUEST_BINS :=		# programs the guest image carries (besides mdadm, fio)
 
 .PHONY: all module modules mdadm user check check-unit check-guest demo \
-	clean mdheaders deps
+	clean mdheaders kernel-check deps
 
 all: module mdadm user
 
-# ---- md's internal headers, from the linux-source tarball -----------------
-MDHDRS := md.h md-cluster.h md-bitmap.h
-$(MDINC)/.stamp:
-	@test -n "$(KVER)" || { echo "raidkm: no supported kernel in /lib/modules (run tools/install-deps.sh)" >&2; exit 1; }
-	@test -n "$(KSRC)" || { echo "raidkm: no linux-source-$(KSERIES) tarball in /usr/src (run tools/install-deps.sh)" >&2; exit 1; }
-	@echo "  EXTRACT $(MDHDRS) from $(KSRC)"
-	@mkdir -p $(MDINC)
-	@tar -xf $(KSRC) -C $(MDINC) --strip-components=3 \
-		$(addprefix linux-source-$(KSERIES)/drivers/md/,$(MDHDRS))
-	@touch $@
-mdheaders: $(MDINC)/.stamp
-
 # ---- the kernel module ----------------------------------------------------
-# The kernel interfaces this kernel has (compile tests, compat/conftest.sh)
-$(KOBJ)/rkm_kconf.h: $(MDINC)/.stamp kernel/raidkm/compat/conftest.sh \
-		$(wildcard kernel/raidkm/compat/checks/*.c)
-	@echo "  CONFTEST $(KVER)"
-	@$(TOP)/kernel/raidkm/compat/conftest.sh $(KDIR) $(MDINC) $(KOBJ)
+# kernel/kbuild-module.sh is the whole recipe (DKMS runs it too, see
+# Documentation/packaging.rst): md's internal headers (md.h, md-cluster.h,
+# md-bitmap.h) from the series' linux-source tarball into
+# $(KOBJ)/mdinc, the kernel interface checks (compat/conftest.sh) into
+# $(KOBJ)/rkm_kconf.h, a tree of links to the sources in $(KOBJ) (kbuild
+# writes objects next to the sources, so each kernel gets its own tree),
+# then kbuild.  "make mdheaders" does the first step only.
+KBUILD_MODULE := $(TOP)/kernel/kbuild-module.sh $(if $(KSRC),--ksrc $(KSRC))
 
-# kbuild writes objects next to the sources, so each kernel gets a tree
-# of links to them (stale links of removed files dropped)
-module: $(MDINC)/.stamp $(KOBJ)/rkm_kconf.h
-	@test -d "$(KDIR)" || { echo "raidkm: no kernel build tree at '$(KDIR)' (install its linux-headers or set KDIR)" >&2; exit 1; }
-	@mkdir -p $(KOBJ)
-	@ln -sf $(TOP)/Kbuild $(KOBJ)/Kbuild
-	@cd $(TOP) && find kernel -type f \( -name '*.[ch]' -o -name '*.kbuild' \) | \
-		while read -r f; do mkdir -p "$(KOBJ)/$${f%/*}"; \
-		[ -L "$(KOBJ)/$$f" ] || ln -s "$(TOP)/$$f" "$(KOBJ)/$$f"; done
-	@find $(KOBJ)/kernel -xtype l -delete
-	$(MAKE) -C $(KDIR) M=$(KOBJ) RAIDKM_MDINC=$(MDINC) RAIDKM_KCONF=$(KOBJ) modules
+kernel-check:
+	@test -n "$(KVER)" || { echo "raidkm: no supported kernel in /lib/modules (run tools/install-deps.sh)" >&2; exit 1; }
+
+mdheaders: kernel-check
+	@$(KBUILD_MODULE) --headers $(KVER) $(KDIR) $(TOP) $(KOBJ)
+
+module: kernel-check
+	@MAKE='$(MAKE)' $(KBUILD_MODULE) $(KVER) $(KDIR) $(TOP) $(KOBJ)
 
 # raidkm.ko for every supported kernel installed
 modules:
@@ -94,8 +88,9 @@ include tools/vm/vm.mk
 user: $(USER_BINS) $(UNIT_TESTS)
 
 # ---- tests ------------------------------------------------------------------
-check: all $(UNIT_TESTS) vm-images
-	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)" \
+# the Debian packages (tools/deb/deb.mk) are built and tested too
+check: all $(UNIT_TESTS) vm-images deb
+	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS) $(DEB_TESTS)" \
 		--kernels "$(CHECK_KVERS)" --guest "$(GUEST_SCENARIOS)"
 
 check-unit: $(UNIT_TESTS)

@@ -67,7 +67,7 @@ $(RKMD_LIB): $(RKMD_LIB_OBJS)
 $(RKMD_BIN): $(BUILD)/daemon/main.o $(BUILD)/daemon/transport_nl.o \
 		$(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_CODEC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) -o $@ $(BUILD)/daemon/main.o \
+	$(CC) $(RKMD_CFLAGS) $(USER_LDFLAGS) -o $@ $(BUILD)/daemon/main.o \
 		$(BUILD)/daemon/transport_nl.o $(RKMD_CUDA_OBJS) $(RKMD_LINK) \
 		$(RKMD_NL_LIBS) $(RKMD_CUDA_LIBS)
 
@@ -84,7 +84,7 @@ $(RKM_RELAY_BIN): $(BUILD)/daemon/bridge/relay.o \
 		$(BUILD)/daemon/transport_nl.o $(RKMD_LIB) $(RKM_RING_LIB) \
 		$(RKMD_CODEC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) -o $@ $(BUILD)/daemon/bridge/relay.o \
+	$(CC) $(RKMD_CFLAGS) $(USER_LDFLAGS) -o $@ $(BUILD)/daemon/bridge/relay.o \
 		$(BUILD)/daemon/transport_nl.o $(RKMD_LINK) $(RKMD_NL_LIBS)
 
 # ---- benchmark ------------------------------------------------------------

@@ -40,10 +40,15 @@ install() {
 
 # linux-image, linux-headers and linux-source must be of one version: they
 # are installed in one transaction so apt resolves them together.
+#
+# The Debian packages ("make deb", Documentation/packaging.rst) need
+# debhelper, dh-dkms, quilt, lintian, mdadm's build dependencies
+# (groff-base, po-debconf, libudev-dev) and dkms for their test.
 PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	build-essential bc kmod cpio xz-utils dpkg-dev pkg-config
 	qemu-system-x86 busybox-static fio dmsetup
 	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev
+	debhelper dh-dkms dkms quilt lintian groff-base po-debconf
 	python3 perl git"
 
 updated=0

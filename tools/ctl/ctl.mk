@@ -6,4 +6,4 @@ GUEST_BINS += $(RKMCTL_BIN)
 
 $(RKMCTL_BIN): $(TOP)/tools/ctl/raidkmctl.c $(TOP)/kernel/raidkm/uapi/raidkm.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(RKMD_NL_CFLAGS) -o $@ $< $(RKMD_NL_LIBS)
+	$(CC) $(HOST_CFLAGS) $(RKMD_NL_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(RKMD_NL_LIBS)
