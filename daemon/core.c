@@ -94,6 +94,7 @@ struct rkmd_core {
 	int proto_err;
 	uint32_t fails_in_a_row;	/* backend errors since its last success */
 	uint64_t last_work_us;		/* polling: when entries last came */
+	uint64_t last_busy_us;		/* spinning: last entry or completion */
 	struct timespec poll_ts;
 	int wake_fd;
 	volatile sig_atomic_t stop;
@@ -363,6 +364,7 @@ static void core_done(void *ctx, struct rkmd_job *job, int status)
 
 	pthread_mutex_lock(&c->lock);
 	finish_locked(c, (uint32_t)job->tag, status);
+	__atomic_store_n(&c->last_busy_us, now_us(), __ATOMIC_RELAXED);
 	if (c->sleeping) {
 		/* The serving thread sleeps: post it from here. */
 		if (flush_locked(c, 0))
@@ -623,6 +625,45 @@ static const struct timespec *poll_interval(struct rkmd_core *c,
 	return &c->poll_ts;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * Spinning (cfg->spin_us): right after work (an entry taken or a job
+ * completed) the next entry usually follows within microseconds, and a
+ * doorbell would cost the producer a system call and this thread a
+ * wake-up.  Look at the submission ring without sleeping until spin_us
+ * have passed since the last work; returns 1 when entries came.  An idle
+ * daemon never spins: the window opens only with work.
+ */
+static int spin_for_work(struct rkmd_core *c)
+{
+	uint64_t last, t;
+	unsigned int i = 0;
+
+	if (!c->cfg->spin_us)
+		return 0;
+	for (;;) {
+		if (rkm_cons_avail(&c->sq) != 0)
+			return 1;
+		if (c->stop || (c->cfg->stop_flag &&
+				__atomic_load_n(c->cfg->stop_flag,
+						__ATOMIC_RELAXED)))
+			return 0;
+		if (++i % 32)
+			continue;
+		last = __atomic_load_n(&c->last_busy_us, __ATOMIC_RELAXED);
+		t = now_us();
+		if (t - last >= c->cfg->spin_us)
+			return 0;
+		cpu_relax();
+	}
+}
+
 static int idle_wait(struct rkmd_core *c, int timeout_ms)
 {
 	struct pollfd pfd[2];
@@ -637,6 +678,12 @@ static int idle_wait(struct rkmd_core *c, int timeout_ms)
 	c->sleeping = 1;
 	pthread_mutex_unlock(&c->lock);
 	pfd[0].revents = pfd[1].revents = 0;
+	if (!c->cfg->poll_us && spin_for_work(c)) {
+		pthread_mutex_lock(&c->lock);
+		c->sleeping = 0;
+		pthread_mutex_unlock(&c->lock);
+		return 0;
+	}
 	/* Polling: never ask for a doorbell, look again soon. */
 	n = c->cfg->poll_us ? rkm_cons_avail(&c->sq) :
 			      rkm_cons_prepare_sleep(&c->sq);
@@ -740,6 +787,9 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 			}
 			if (n && cfg->poll_us)
 				c->last_work_us = now_us();
+			if (n && cfg->spin_us)
+				__atomic_store_n(&c->last_busy_us, now_us(),
+						 __ATOMIC_RELAXED);
 			progress += n;
 		}
 		pthread_mutex_lock(&c->lock);

@@ -74,6 +74,9 @@ static void usage(FILE *f)
 "                        Default 0, with --bridge 50 (its doorbells cross\n"
 "                        the guest's scheduler)\n"
 "  -f, --foreground      do not detach from the terminal (systemd, tests)\n"
+"      --spin=USEC       after work, look at the submission ring without\n"
+"                        sleeping for USEC microseconds before asking for a\n"
+"                        doorbell (default %d, 0 never; unused with --poll)\n"
 "      --log=WHERE       stderr (default in the foreground) or syslog\n"
 "  -v, --verbose         log debug messages\n"
 "      --fault=SPEC      fault injection for tests, repeatable:\n"
@@ -92,7 +95,7 @@ static void usage(FILE *f)
 "Exit status: 0 clean stop, 1 error or dropped by the kernel (message in\n"
 "the log, reason in dmesg), 2 bad usage.\n"
 "Status and counters: raidkmctl status.  See raidkmd(8).\n",
-		RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME);
+		RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME, RKMD_SPIN_US_DEFAULT);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -227,6 +230,7 @@ int main(int argc, char **argv)
 		{ "bridge", required_argument, NULL, 'G' },
 		{ "guest-ram", required_argument, NULL, 'R' },
 		{ "poll", required_argument, NULL, 'P' },
+		{ "spin", required_argument, NULL, 'S' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -237,7 +241,7 @@ int main(int argc, char **argv)
 	};
 	const char *backend = "auto", *device = "/dev/raidkm", *loop = NULL;
 	const char *logto = NULL, *bridge = NULL, *ram = NULL;
-	int64_t poll_us = -1;
+	int64_t poll_us = -1, spin_us = RKMD_SPIN_US_DEFAULT;
 	struct rkmd_core_cfg cfg;
 	struct rkmd_transport t;
 	int c, fg = 0, verbose = 0, ret, sock;
@@ -283,6 +287,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			poll_us = (int64_t)v;
+			break;
+		case 'S':
+			if (parse_u64(optarg, &v) || v > 1000000) {
+				fprintf(stderr, "raidkmd: bad --spin '%s' (0-1000000)\n", optarg);
+				return 2;
+			}
+			spin_us = (int64_t)v;
 			break;
 		case 'f':
 			fg = 1;
@@ -353,6 +364,7 @@ int main(int argc, char **argv)
 
 	cfg.stop_flag = &g_stop;
 	cfg.poll_us = poll_us >= 0 ? (uint32_t)poll_us : bridge ? 50 : 0;
+	cfg.spin_us = (uint32_t)spin_us;
 	if (bridge) {
 		if (!fg && daemon(0, 0)) {
 			rkmd_err("daemon: %s", strerror(errno));

@@ -106,6 +106,9 @@ struct rkmd_fault {
 	uint64_t write_output_late_every;
 };
 
+/* raidkmd's default --spin */
+#define RKMD_SPIN_US_DEFAULT	50
+
 struct rkmd_core_cfg {
 	const struct rkmd_backend_ops *backend;
 	int threads;		/* backend hint: -1 default, 0 inline */
@@ -117,6 +120,12 @@ struct rkmd_core_cfg {
 	 * whose doorbells travel a slow path (the guest-RAM bridge).
 	 */
 	uint32_t poll_us;
+	/*
+	 * Without polling: after work, look at the submission ring without
+	 * sleeping until spin_us have passed since the last entry or
+	 * completion, before asking for a doorbell (0: never spin).
+	 */
+	uint32_t spin_us;
 	struct rkmd_fault fault;
 	int quiet_stats;	/* do not log the final counters */
 	/* optional: set (e.g. by a signal handler) to request a stop */

@@ -6,6 +6,7 @@
 #   RKMD_CUDA_LIBS   what a program linking them with $(CC) needs
 #   make check-gpu   correctness on the GPU host (backend, daemon, sanitizer)
 #   make bench-gpu   speed on the GPU host, one run, ratios to references
+#   make bench-gpu-e2e  end to end in rounds and the ring latency
 #
 # NVCC may be overridden; CUDA_ARCH too (default: sm_90 code plus PTX that
 # newer GPUs, and older ones from sm_75 on, compile at load time).
@@ -15,7 +16,7 @@ RKG_DIR := $(TOP)/daemon/gpu
 RKG_OBJ := $(BUILD)/gpu
 RKG_CODEC_LIB := $(BUILD)/lib/librkmcodec.a
 
-.PHONY: check-gpu bench-gpu
+.PHONY: check-gpu bench-gpu bench-gpu-e2e
 
 ifneq ($(NVCC),)
 
@@ -91,12 +92,18 @@ bench-gpu: $(RKG_BENCH) $(RKG_LOOP)
 	   echo && echo "== latency through the daemon and the loopback ring" && \
 	   $(RKG_LOOP) --latency 3000; } 2>&1 | tee $(RKG_OBJ)/bench-gpu.txt
 
+# the end-to-end cells with a target in rounds, each with its own H2D and
+# link references, and the ring latency with and without the daemon's
+# spin window (tools/bench/gpu-e2e-latency.sh)
+bench-gpu-e2e: $(RKG_BENCH) $(RKG_LOOP)
+	@$(TOP)/tools/bench/gpu-e2e-latency.sh $(RKG_OBJ) | tee $(RKG_OBJ)/bench-gpu-e2e.txt
+
 else
 
 RKMD_CUDA_OBJS :=
 RKMD_CUDA_LIBS :=
 
-check-gpu bench-gpu:
+check-gpu bench-gpu bench-gpu-e2e:
 	@echo "raidkm: nvcc not found (set NVCC=...): cannot build the CUDA backend" >&2
 	@exit 1
 

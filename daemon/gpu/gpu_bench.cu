@@ -41,7 +41,7 @@ extern "C" {
 		}							\
 	} while (0)
 
-static int quick;
+static int quick, rounds = 5;
 static struct tu_arena arena;
 static struct tu_sink sink;
 static const double MiB = 1048576.0, GB = 1e9;
@@ -658,6 +658,196 @@ static struct e2e_res e2e_run(const struct rkmd_backend_ops *ops,
 #define STAGE_IO2 (RKMD_STAGE_IN | RKMD_STAGE_OUT | RKMD_STAGE_AUTO | \
 		   2 << RKMD_STAGE_STREAMS_SHIFT)
 
+/* the data paths side by side on the same jobs (median of 3) */
+static void data_paths(const struct rkmd_backend_ops *ops,
+		       struct rkmd_backend *be)
+{
+	printf("\n== data path, same jobs, median of 3 interleaved (GB/s of data, ratio to H2D):\n"
+	       "#  zc       zero-copy: SMs read inputs from and write results to host memory\n"
+	       "#  io/1     inputs and results copied by the copy engines, 1 shared H2D stream, 16 MiB sub-batches\n"
+	       "#  io/2     same, 2 shared H2D streams\n"
+	       "#  io/2s4   same, 4 MiB sub-batches;  io/2s64: 64 MiB sub-batches\n"
+	       "#  mix1:4   io/2, but one batch in 4 zero-copy beside the staged ones (the default for jobs >= 4 MiB)\n"
+	       "#  io/2f    io/2 with cudaMemcpyFlagPreferOverlapWithCompute\n"
+	       "#  in/2     inputs copied, results written zero-copy by the kernel\n");
+	{
+		static const int g[][3] = { {8, 2, 0}, {8, 3, 0}, {16, 4, 0},
+					    {8, 3, 3}, {32, 16, 0} };
+		static const uint64_t batches[] = { 4 << 20, 64 << 20 };
+		const int IO = RKMD_STAGE_IN | RKMD_STAGE_OUT;
+		static const char *const nm[] = { "zc", "io/1", "io/2", "io/2s4",
+						  "io/2s64", "mix1:4", "io/2f", "in/2" };
+		const int modes[] = {
+			0,
+			IO | 1 << RKMD_STAGE_STREAMS_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 4 << RKMD_STAGE_SUB_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 64 << RKMD_STAGE_SUB_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 4 << RKMD_STAGE_MIX_SHIFT,
+			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | RKMD_STAGE_CEFLAG,
+			RKMD_STAGE_IN | 2 << RKMD_STAGE_STREAMS_SHIFT,
+		};
+		const int nmodes = sizeof(modes) / sizeof(modes[0]);
+		const uint64_t total = quick ? (256ull << 20) : (2048ull << 20);
+
+		for (auto &x : g)
+			for (uint64_t bt : batches) {
+				struct e2e_res r[8];
+				char l1[200], l2[200];
+				int o1, o2;
+
+				e2e_multi(ops, be, x[2] ? RKMD_OP_DECODE : RKMD_OP_ENCODE,
+					  x[0], x[1], x[2], bt, total, nmodes, modes, 3, r, NULL);
+				o1 = snprintf(l1, sizeof(l1), "path %-7s (%2d,%2d) %2llu MiB GB/s ",
+					      x[2] ? "decodem" : "encode", x[0], x[1],
+					      (unsigned long long)(bt >> 20));
+				o2 = snprintf(l2, sizeof(l2), "path %-7s (%2d,%2d) %2llu MiB ratio",
+					      x[2] ? "decodem" : "encode", x[0], x[1],
+					      (unsigned long long)(bt >> 20));
+				for (int i = 0; i < nmodes; i++) {
+					o1 += snprintf(l1 + o1, sizeof(l1) - o1, " %s %4.1f",
+						       nm[i], r[i].gbps);
+					o2 += snprintf(l2 + o2, sizeof(l2) - o2, " %s %4.2f",
+						       nm[i], r[i].gbps * GB / ref_h2d);
+				}
+				sum("%s  ref H2D %4.1f", l1, ref_h2d / GB);
+				sum("%s", l2);
+			}
+	}
+}
+
+/*
+ * The link's ceiling for a cell's traffic: the copy engines move @n bytes
+ * host to device and, at the same time, @n * @num / @den bytes back (the
+ * cell's outputs per input), 4 times; returns the host-to-device rate.
+ * PCIe carries both directions at once, but not each at its one-way
+ * rate (see "ref pinned H2D+D2H at once").
+ */
+static double mix_bw(void *d, const void *h, void *d2, void *h2, size_t n,
+		     int num, int den, cudaStream_t s1, cudaStream_t s2)
+{
+	size_t back = n * num / den & ~(size_t)4095;
+	cudaEvent_t a, b, c;
+	double best = 0;
+	float ms;
+
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	CK(cudaEventCreate(&c));
+	for (int t = 0; t < 3; t++) {
+		CK(cudaEventRecord(a, s1));
+		CK(cudaStreamWaitEvent(s2, a, 0));
+		for (int i = 0; i < 4; i++) {
+			CK(cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s1));
+			CK(cudaMemcpyAsync(h2, d2, back, cudaMemcpyDeviceToHost, s2));
+		}
+		CK(cudaEventRecord(c, s2));
+		CK(cudaStreamWaitEvent(s1, c, 0));
+		CK(cudaEventRecord(b, s1));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms, a, b));
+		best = std::max(best, (double)n * 4 / (ms * 1e-3));
+	}
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	cudaEventDestroy(c);
+	return best;
+}
+
+/*
+ * End to end, in rounds: each round measures, for every cell, the pinned
+ * H2D bandwidth right before it (the reference of that cell and round)
+ * and then the cell's jobs on the three data paths, interleaved.  A cell
+ * prints the median over the rounds of its per-round ratio, with min and
+ * max, and the median GB/s and reference.  With only (--e2e), the cells
+ * with a target alone (m <= 4, jobs of 4 and 64 MiB).
+ */
+static void e2e_rounds(const struct rkmd_backend_ops *ops,
+		       struct rkmd_backend *be, int only)
+{
+	static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
+	static const uint64_t batches[] = { 1 << 20, 4 << 20, 64 << 20 };
+	static const char *const opn[] = { "encode", "decode2", "decodem" };
+	const int modes[] = { -1, 0, STAGE_IO2 };
+	const uint64_t total = quick ? (256ull << 20) : (4096ull << 20);
+	const size_t refn = 64 << 20;
+	struct cell {
+		int k, m, o;
+		uint64_t bt;
+		std::vector<double> ratio, gb, ref, zc, io2, mix, ofmix;
+	};
+	std::vector<cell> cells;
+	void *h, *d, *h2, *d2;
+	cudaStream_t s1, s2;
+
+	for (auto &x : g)
+		for (int o = 0; o < 3; o++)
+			for (uint64_t bt : batches) {
+				if (only && (x[1] > 4 || bt < (4 << 20)))
+					continue;
+				cell c;
+
+				c.k = x[0];
+				c.m = x[1];
+				c.o = o;
+				c.bt = bt;
+				cells.push_back(c);
+			}
+	CK(cudaMallocHost(&h, refn));
+	CK(cudaMalloc(&d, refn));
+	CK(cudaMallocHost(&h2, refn));
+	CK(cudaMalloc(&d2, refn));
+	CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+	CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+	memset(h, 0x5a, refn);
+	CK(cudaMemset(d2, 0xa5, refn));
+	printf("\n== end to end through the backend (host memory in and out): default path (jobs of >= 4 MiB of inputs staged as mix1:4 above, smaller ones zero-copy), then zero-copy, then io/2 (jobs of >= 4 MiB staged, none left zero-copy), on the same jobs; %d interleaved rounds, each cell with the pinned H2D bandwidth measured right before it in the same round (64 MiB x 4, best of 3); ratio = median over the rounds of the cell's GB/s / that round's H2D, [min..max]; link ceiling: the H2D rate while the copy engines also move the cell's outputs back (same round, as a fraction of H2D), and e2e as a fraction of it\n",
+	       rounds);
+	for (int r = 0; r < rounds; r++)
+		for (auto &c : cells) {
+			int op = c.o ? RKMD_OP_DECODE : RKMD_OP_ENCODE;
+			int ne = c.o == 1 ? 2 : c.m;
+			struct e2e_res res[3];
+			double ref = copy_bw(d, h, refn, cudaMemcpyHostToDevice, 4);
+			double mix = mix_bw(d, h, d2, h2, refn, c.o == 1 ? 2 : c.m,
+					    c.k, s1, s2);
+
+			e2e_multi(ops, be, op, c.k, c.m, c.o ? ne : 0, c.bt,
+				  total / 2, 3, modes, 1, res, NULL);
+			c.ratio.push_back(res[0].gbps * GB / ref);
+			c.gb.push_back(res[0].gbps);
+			c.ref.push_back(ref / GB);
+			c.zc.push_back(res[1].gbps * GB / ref);
+			c.io2.push_back(res[2].gbps * GB / ref);
+			c.mix.push_back(mix / ref);
+			c.ofmix.push_back(res[0].gbps * GB / mix);
+		}
+	auto med = [](std::vector<double> v) {
+		std::sort(v.begin(), v.end());
+		return v[v.size() / 2];
+	};
+	for (auto &c : cells) {
+		double tgt = c.m <= 4 ? 0.90 : c.m == 16 ? 0.75 : 0;
+		char tg[40] = "";
+
+		if (tgt > 0 && c.bt >= (4 << 20))
+			snprintf(tg, sizeof(tg), "  (target %.2f%s)", tgt,
+				 med(c.ratio) >= tgt ? ", met" : ", MISSED");
+		sum("e2e %-8s (%2d,%2d) batch %2llu MiB %5.1f GB/s data  ref H2D %4.1f  ratio %.2f [%.2f..%.2f] | zero-copy %.2f | io/2 %.2f | link ceiling %.2f, e2e of it %.2f%s",
+		    opn[c.o], c.k, c.m, (unsigned long long)(c.bt >> 20),
+		    med(c.gb), med(c.ref), med(c.ratio),
+		    *std::min_element(c.ratio.begin(), c.ratio.end()),
+		    *std::max_element(c.ratio.begin(), c.ratio.end()),
+		    med(c.zc), med(c.io2), med(c.mix), med(c.ofmix), tg);
+	}
+	cudaFreeHost(h);
+	cudaFree(d);
+	cudaFreeHost(h2);
+	cudaFree(d2);
+	cudaStreamDestroy(s1);
+	cudaStreamDestroy(s2);
+}
+
 /* ---- latency ------------------------------------------------------------- */
 
 static __global__ void empty_kernel(void)
@@ -726,7 +916,7 @@ static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 		cudaFree(d);
 	}
 	printf("\n== latency: one 8+3 stripe, 64 KiB chunks, submit -> done()\n");
-	sum("latency 8+3 64K via backend  p50 %6.1f us  p99 %6.1f us  min %6.1f us  (target p50 <= 40)",
+	sum("latency 8+3 64K via backend  p50 %6.1f us  p99 %6.1f us  min %6.1f us  (target p50 <= 25, p99 <= 40)",
 	    lat[lat.size() / 2] * 1e6, lat[lat.size() * 99 / 100] * 1e6,
 	    lat[0] * 1e6);
 	sum("ref memcpy round trip 512K in + 192K out  p50 %6.1f us  min %6.1f us  ratio p50 %.2f",
@@ -740,13 +930,18 @@ int main(int argc, char **argv)
 	const struct rkmd_backend_ops *ops = &rkmd_cuda_backend;
 	struct rkmd_backend *be;
 	cudaDeviceProp pr;
-	int drv = 0, path_only = 0;
+	int drv = 0, path_only = 0, e2e_only = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = 1;
 		if (!strcmp(argv[i], "--path"))	/* references + data path */
 			path_only = 1;
+		/* references, end to end (cells with a target), latency */
+		if (!strcmp(argv[i], "--e2e"))
+			e2e_only = 1;
+		if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			rounds = std::max(1, atoi(argv[++i]));
 	}
 	/* --raw K M NERASE: one raw-kernel measurement (for ncu profiles) */
 	if (argc == 5 && !strcmp(argv[1], "--raw")) {
@@ -789,10 +984,10 @@ int main(int argc, char **argv)
 	}
 	tu_sink_init(&sink);
 	references();
-	if (!path_only)
+	if (!path_only && !e2e_only)
 		gather();
 
-	if (!path_only) {
+	if (!path_only && !e2e_only) {
 		printf("\n== raw kernels, data in device memory, 64 KiB chunks\n");
 		static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
 
@@ -809,94 +1004,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpu_bench: open: %s\n", why);
 		return 1;
 	}
-	printf("\n== data path, same jobs, median of 3 interleaved (GB/s of data, ratio to H2D):\n"
-	       "#  zc       zero-copy: SMs read inputs from and write results to host memory\n"
-	       "#  io/1     inputs and results copied by the copy engines, 1 shared H2D stream, 16 MiB sub-batches\n"
-	       "#  io/2     same, 2 shared H2D streams\n"
-	       "#  io/2s4   same, 4 MiB sub-batches;  io/2s64: 64 MiB sub-batches\n"
-	       "#  mix1:4   io/2, but one batch in 4 zero-copy beside the staged ones (the default for jobs >= 4 MiB)\n"
-	       "#  io/2f    io/2 with cudaMemcpyFlagPreferOverlapWithCompute\n"
-	       "#  in/2     inputs copied, results written zero-copy by the kernel\n");
-	{
-		static const int g[][3] = { {8, 2, 0}, {8, 3, 0}, {16, 4, 0},
-					    {8, 3, 3}, {32, 16, 0} };
-		static const uint64_t batches[] = { 4 << 20, 64 << 20 };
-		const int IO = RKMD_STAGE_IN | RKMD_STAGE_OUT;
-		static const char *const nm[] = { "zc", "io/1", "io/2", "io/2s4",
-						  "io/2s64", "mix1:4", "io/2f", "in/2" };
-		const int modes[] = {
-			0,
-			IO | 1 << RKMD_STAGE_STREAMS_SHIFT,
-			IO | 2 << RKMD_STAGE_STREAMS_SHIFT,
-			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 4 << RKMD_STAGE_SUB_SHIFT,
-			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 64 << RKMD_STAGE_SUB_SHIFT,
-			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | 4 << RKMD_STAGE_MIX_SHIFT,
-			IO | 2 << RKMD_STAGE_STREAMS_SHIFT | RKMD_STAGE_CEFLAG,
-			RKMD_STAGE_IN | 2 << RKMD_STAGE_STREAMS_SHIFT,
-		};
-		const int nmodes = sizeof(modes) / sizeof(modes[0]);
-		const uint64_t total = quick ? (256ull << 20) : (2048ull << 20);
-
-		for (auto &x : g)
-			for (uint64_t bt : batches) {
-				struct e2e_res r[8];
-				char l1[200], l2[200];
-				int o1, o2;
-
-				e2e_multi(ops, be, x[2] ? RKMD_OP_DECODE : RKMD_OP_ENCODE,
-					  x[0], x[1], x[2], bt, total, nmodes, modes, 3, r, NULL);
-				o1 = snprintf(l1, sizeof(l1), "path %-7s (%2d,%2d) %2llu MiB GB/s ",
-					      x[2] ? "decodem" : "encode", x[0], x[1],
-					      (unsigned long long)(bt >> 20));
-				o2 = snprintf(l2, sizeof(l2), "path %-7s (%2d,%2d) %2llu MiB ratio",
-					      x[2] ? "decodem" : "encode", x[0], x[1],
-					      (unsigned long long)(bt >> 20));
-				for (int i = 0; i < nmodes; i++) {
-					o1 += snprintf(l1 + o1, sizeof(l1) - o1, " %s %4.1f",
-						       nm[i], r[i].gbps);
-					o2 += snprintf(l2 + o2, sizeof(l2) - o2, " %s %4.2f",
-						       nm[i], r[i].gbps * GB / ref_h2d);
-				}
-				sum("%s  ref H2D %4.1f", l1, ref_h2d / GB);
-				sum("%s", l2);
-			}
-	}
-
+	if (!e2e_only)
+		data_paths(ops, be);
 	if (path_only) {
 		ops->close(be);
 		return 0;
 	}
 
-	printf("\n== end to end through the backend (host memory in and out): default path (jobs of >= 4 MiB of inputs staged as mix1:4 above, smaller ones zero-copy), then zero-copy, then io/2 (jobs of >= 4 MiB staged, none left zero-copy), on the same jobs (median of 3, interleaved)\n");
-	{
-		static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
-		static const uint64_t batches[] = { 1 << 20, 4 << 20, 64 << 20 };
-		const int modes[] = { -1, 0, STAGE_IO2 };
-		const uint64_t total = quick ? (256ull << 20) : (4096ull << 20);
-
-		for (auto &x : g)
-			for (int o = 0; o < 3; o++)
-				for (uint64_t bt : batches) {
-					int op = o ? RKMD_OP_DECODE : RKMD_OP_ENCODE;
-					int ne = o == 1 ? 2 : x[1];
-					struct e2e_res r[3];
-					double mn[3];
-
-					e2e_multi(ops, be, op, x[0], x[1], o ? ne : 0, bt,
-						  total / 2, 3, modes, 3, r, mn);
-					double tgt = x[1] <= 4 ? 0.90 : x[1] == 16 ? 0.75 : 0;
-					char tg[32] = "";
-
-					if (tgt > 0 && bt >= (4 << 20))
-						snprintf(tg, sizeof(tg), "  (target %.2f)", tgt);
-					sum("e2e %-8s (%2d,%2d) batch %2llu MiB %5.1f GB/s data (min %4.1f)  ref H2D %4.1f  ratio %.2f | zero-copy %4.1f %.2f | io/2 %4.1f %.2f%s",
-					    o == 0 ? "encode" : o == 1 ? "decode2" : "decodem",
-					    x[0], x[1], (unsigned long long)(bt >> 20),
-					    r[0].gbps, mn[0], ref_h2d / GB, r[0].gbps * GB / ref_h2d,
-					    r[1].gbps, r[1].gbps * GB / ref_h2d,
-					    r[2].gbps, r[2].gbps * GB / ref_h2d, tg);
-				}
-	}
+	e2e_rounds(ops, be, e2e_only);
 	latency(ops, be);
 
 	printf("\n== host CPU time per GB of data coded (8+3 encode, 64 MiB jobs)\n");

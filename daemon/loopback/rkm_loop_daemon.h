@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,6 +53,10 @@ static inline int rkm_loop_daemon_start(struct rkm_loop_daemon *d,
 	d->cfg.threads = threads;
 	d->cfg.quiet_stats = 1;
 	d->cfg.stop_flag = &d->stop;
+	/* raidkmd's --spin; RKMD_SPIN_US overrides it (benchmarks) */
+	d->cfg.spin_us = getenv("RKMD_SPIN_US") ?
+			 (uint32_t)atoi(getenv("RKMD_SPIN_US")) :
+			 RKMD_SPIN_US_DEFAULT;
 	fd = dup(rkm_loop_daemon_fd(l));
 	rkm_loop_release_daemon_fd(l);
 	ret = rkmd_loop_open(&d->t, fd, why, sizeof(why));

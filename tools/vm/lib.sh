@@ -78,6 +78,17 @@ wait_sync() {
 	done
 }
 
+# wait_clean MD: wait (10 s at most) until md has marked /dev/MD clean
+# again after writes (safe_mode_delay after the last one)
+wait_clean() {
+	i=0
+	while [ "$(cat /sys/block/$1/md/array_state)" != clean ]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "$1 still $(cat /sys/block/$1/md/array_state) after 10 s"
+		sleep 0.1
+	done
+}
+
 # recovery_s MD: seconds of MD's last recovery, from md's own kernel log
 # lines at its start and end (benchmarks; wait_sync's polling is coarse)
 recovery_s() {
