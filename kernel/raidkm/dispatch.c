@@ -42,6 +42,7 @@
 #include <linux/sched.h>
 #include <linux/random.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/workqueue.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
@@ -87,6 +88,7 @@ struct rkm_slot {
 	u64 mask;
 	u32 njobs;
 	unsigned long deadline;	/* jiffies */
+	u64 posted_ns;		/* put on the ring (latency histogram) */
 	struct rkm_job *job[RKM_BATCH];
 	void *out[RKM_BATCH];	/* the job's outputs in staging */
 	u64 out_off[RKM_BATCH];	/* ... at this arena offset */
@@ -338,6 +340,7 @@ static void publish_locked(u32 id)
 	s->gen++;
 	s->deadline = jiffies + msecs_to_jiffies(rkm_deadline_ms());
 	s->state = RKM_SLOT_INFLIGHT;
+	s->posted_ns = ktime_get_ns();
 	sqe = rkm_prod_slot(&d.sq);
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->id = id;
@@ -588,6 +591,7 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 	 * which the daemon never wrote.
 	 */
 	if (how == RKM_FIN_DAEMON && !status) {
+		rkm_hist_latency(ktime_get_ns() - s->posted_ns);
 		good = slot_commit(s, bitmap);
 		fixed = good < n ? good + 1 : n;
 		if (good < n)
@@ -727,6 +731,7 @@ static void lose_locked(const char *why, bool fence, enum rkm_dstate next)
 		if (net)
 			rkm_netlink_doorbell(net, portid, d.sq.local);
 	}
+	rkm_hist_detach(pid, d.backend, why, reruns, fence);
 	if (fence || reruns)
 		pr_warn("raidkm: daemon pid %d (%s) dropped: %s; %u jobs re-run on the CPU\n",
 			pid, d.backend, why, reruns);

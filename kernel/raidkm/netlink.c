@@ -15,6 +15,8 @@
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/ktime.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include "rkm_job.h"
@@ -45,6 +47,14 @@ static const struct nla_policy rkm_nl_policy[RAIDKM_A_MAX + 1] = {
 	[RAIDKM_A_ARRAY]	= { .type = NLA_REJECT },
 	[RAIDKM_A_ARRAY_NAME]	= { .type = NLA_REJECT },
 	[RAIDKM_A_PAD]		= { .type = NLA_REJECT },
+	[RAIDKM_A_LATENCY]	= { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH]	= { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH_AGO_S]	= { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH_PID]	= { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH_BACKEND] = { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH_WHY]	= { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH_RERUNS] = { .type = NLA_REJECT },
+	[RAIDKM_A_DETACH_FENCED] = { .type = NLA_REJECT },
 };
 
 static struct genl_family rkm_genl_family;
@@ -132,8 +142,9 @@ static int put_stats(struct sk_buff *msg, const u64 *cnt)
 	nest = nla_nest_start(msg, RAIDKM_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = RAIDKM_STAT_UNSPEC + 1; i < RAIDKM_STAT_PAD; i++)
-		if (nla_put_u64_64bit(msg, i, cnt[i], RAIDKM_STAT_PAD))
+	for (i = RAIDKM_STAT_UNSPEC + 1; i <= RAIDKM_STAT_MAX; i++)
+		if (i != RAIDKM_STAT_PAD &&
+		    nla_put_u64_64bit(msg, i, cnt[i], RAIDKM_STAT_PAD))
 			return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -150,6 +161,54 @@ static int put_array(void *arg, const char *name, const u64 *cnt)
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
+}
+
+/* the latency histogram: bucket b as attribute type b + 1 */
+static int put_latency(struct sk_buff *msg)
+{
+	u64 cnt[RAIDKM_LAT_BUCKETS];
+	struct nlattr *nest;
+	int b;
+
+	rkm_hist_latency_read(cnt);
+	nest = nla_nest_start(msg, RAIDKM_A_LATENCY);
+	if (!nest)
+		return -EMSGSIZE;
+	for (b = 0; b < RAIDKM_LAT_BUCKETS; b++)
+		if (nla_put_u64_64bit(msg, b + 1, cnt[b], RAIDKM_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int put_detaches(struct sk_buff *msg)
+{
+	struct rkm_detach_rec *r;
+	time64_t now = ktime_get_boottime_seconds();
+	struct nlattr *nest;
+	int i, n, ret = 0;
+
+	r = kmalloc_array(RAIDKM_DETACH_LOG, sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	n = rkm_hist_detach_read(r);
+	for (i = 0; i < n && !ret; i++) {
+		nest = nla_nest_start(msg, RAIDKM_A_DETACH);
+		if (!nest ||
+		    nla_put_u64_64bit(msg, RAIDKM_A_DETACH_AGO_S,
+				      now - r[i].when, RAIDKM_A_PAD) ||
+		    nla_put_u32(msg, RAIDKM_A_DETACH_PID, r[i].pid) ||
+		    nla_put_string(msg, RAIDKM_A_DETACH_BACKEND,
+				   r[i].backend) ||
+		    nla_put_string(msg, RAIDKM_A_DETACH_WHY, r[i].why) ||
+		    nla_put_u32(msg, RAIDKM_A_DETACH_RERUNS, r[i].reruns) ||
+		    nla_put_u8(msg, RAIDKM_A_DETACH_FENCED, r[i].fenced))
+			ret = -EMSGSIZE;
+		else
+			nla_nest_end(msg, nest);
+	}
+	kfree(r);
+	return ret;
 }
 
 static int rkm_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
@@ -176,7 +235,8 @@ static int rkm_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 		goto too_big;
 	for (i = 0; i < __RAIDKM_STAT_MAX; i++)
 		cnt[i] = atomic64_read(&rkm_stats[i]);
-	if (put_stats(msg, cnt) || rkm_job_stats_each(put_array, msg))
+	if (put_stats(msg, cnt) || rkm_job_stats_each(put_array, msg) ||
+	    put_latency(msg) || put_detaches(msg))
 		goto too_big;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

@@ -131,6 +131,24 @@ u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j);
 /* How many output chunks a job has (CHECK: none) */
 int rkm_job_nout(u8 op, const struct rkm_job *job);
 
+/* ---- offload_history.c: latency histogram and detach log ------------- */
+struct rkm_detach_rec {
+	s64 when;			/* boot-time seconds */
+	pid_t pid;
+	char backend[RAIDKM_BACKEND_NAME_MAX];
+	char why[96];
+	u32 reruns;
+	bool fenced;
+};
+/* A ring entry the daemon completed @ns after it was posted */
+void rkm_hist_latency(u64 ns);
+void rkm_hist_latency_read(u64 *cnt);	/* RAIDKM_LAT_BUCKETS counts */
+/* A daemon's session ended (also counts RAIDKM_STAT_DETACHES) */
+void rkm_hist_detach(pid_t pid, const char *backend, const char *why,
+		     u32 reruns, bool fenced);
+/* The last RAIDKM_DETACH_LOG records, oldest first; returns how many */
+int rkm_hist_detach_read(struct rkm_detach_rec *out);
+
 /* ---- offload_stats.c: counters, global and per array ------------------ */
 extern atomic64_t rkm_stats[__RAIDKM_STAT_MAX];
 

@@ -261,6 +261,7 @@ RKM_STAT_ATTR(bad_completions, RAIDKM_STAT_BAD_COMPLETIONS);
 RKM_STAT_ATTR(stale_completions, RAIDKM_STAT_STALE_COMPLETIONS);
 RKM_STAT_ATTR(doorbells, RAIDKM_STAT_DOORBELLS);
 RKM_STAT_ATTR(attaches, RAIDKM_STAT_ATTACHES);
+RKM_STAT_ATTR(detaches, RAIDKM_STAT_DETACHES);
 
 static struct kobj_attribute daemon_pid_attr = __ATTR_RO(daemon_pid);
 static struct kobj_attribute daemon_backend_attr = __ATTR_RO(daemon_backend);
@@ -307,6 +308,7 @@ static struct attribute *rkm_attrs[] = {
 	&stat_attr_stale_completions.attr.attr,
 	&stat_attr_doorbells.attr.attr,
 	&stat_attr_attaches.attr.attr,
+	&stat_attr_detaches.attr.attr,
 	&verify_spot_checks_attr.attr,
 	&verify_spot_ns_attr.attr,
 	&verify_full_checks_attr.attr,

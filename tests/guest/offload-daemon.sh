@@ -6,7 +6,8 @@
 # a restarted daemon re-attaches and serves; SIGTERM detaches cleanly; a
 # slow daemon misses the deadline, is dropped and fenced and exits on its
 # own; a corrupting daemon under verify_ppm=1000000 is caught and dropped
-# and no wrong result gets through.
+# and no wrong result gets through; raidkmctl status (text and --json)
+# shows the latency percentiles and the six detaches with their reasons.
 # timeout: 300
 . /lib/raidkm/lib.sh
 
@@ -106,6 +107,28 @@ kill -9 $daemon 2>/dev/null
 wait $daemon
 wait_daemon_state idle
 check sh -c "echo 10000 >$P/verify_ppm"
+
+note "raidkmctl status: latency percentiles, the detaches and their reasons"
+out=$(raidkmctl status) || fail "raidkmctl status"
+echo "$out"
+echo "$out" | grep -qE '^latency, ring entry posted to completed by the daemon: [1-9][0-9]* entries, p50 < [0-9]+ us, p90 < [0-9]+ us, p99 < [0-9]+ us' ||
+	fail "no latency percentiles"
+# six sessions ended: SIGTERM twice, kill -9, exit mid-batch, deadline, mismatch
+n=$(echo "$out" | sed -n 's/^detaches: \([0-9]*\) since load.*/\1/p')
+[ "$n" = 6 ] || fail "detaches: '$n', want 6"
+[ "$(echo "$out" | grep -c ' s ago: pid ')" = 6 ] || fail "detach log lines"
+echo "$out" | grep -qE "s ago: pid [0-9]+ \(cpu\): it missed the job deadline; [0-9]+ job\(s\) re-run on the CPU, arena fenced" ||
+	fail "the deadline drop is not in the detach log"
+echo "$out" | grep -qE "s ago: pid [0-9]+ \(cpu\): verify mismatch;" ||
+	fail "the mismatch drop is not in the detach log"
+json=$(raidkmctl status --json) || fail "raidkmctl status --json"
+echo "$json"
+echo "$json" | grep -q '"reason": "it missed the job deadline", "reruns": [0-9]*, "fenced": true' ||
+	fail "--json: no deadline detach"
+echo "$json" | grep -qE '"counters": \{"jobs_offloaded": [1-9][0-9]*, "jobs_cpu": [0-9]+,.*"detaches": 6\}' ||
+	fail "--json: counters"
+echo "$json" | grep -qE '"latency": \{"entries": [1-9][0-9]*, "p50_lt_us": [0-9]+' ||
+	fail "--json: latency"
 
 note "daemon log"
 cat $RKMD_LOG

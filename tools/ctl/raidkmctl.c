@@ -16,25 +16,14 @@
 #include <netlink/attr.h>
 
 #include "uapi/raidkm.h"
-
-static const char *const stat_names[RAIDKM_STAT_MAX + 1] = {
-	[RAIDKM_STAT_JOBS_OFFLOADED] = "jobs offloaded",
-	[RAIDKM_STAT_JOBS_CPU] = "jobs on the CPU",
-	[RAIDKM_STAT_DEADLINE_MISSES] = "deadline misses",
-	[RAIDKM_STAT_RERUNS] = "re-runs after daemon loss",
-	[RAIDKM_STAT_VERIFY_MISMATCHES] = "verify mismatches",
-	[RAIDKM_STAT_BYTES_OFFLOADED] = "bytes offloaded",
-	[RAIDKM_STAT_BAD_COMPLETIONS] = "bad completions",
-	[RAIDKM_STAT_STALE_COMPLETIONS] = "stale completions",
-	[RAIDKM_STAT_DOORBELLS] = "doorbells sent",
-	[RAIDKM_STAT_ATTACHES] = "attaches",
-};
+#include "ctl_status.h"
 
 struct reply {
 	int got, err;
+	struct rkmctl_status *st;
 };
 
-static void print_stats(struct nlattr *nest, const char *indent)
+static void get_counters(struct nlattr *nest, struct rkmctl_counters *c)
 {
 	struct nlattr *tb[RAIDKM_STAT_MAX + 1];
 	int i;
@@ -42,43 +31,86 @@ static void print_stats(struct nlattr *nest, const char *indent)
 	if (nla_parse_nested(tb, RAIDKM_STAT_MAX, nest, NULL))
 		return;
 	for (i = 1; i <= RAIDKM_STAT_MAX; i++) {
-		if (!tb[i] || !stat_names[i] || nla_len(tb[i]) != 8)
+		if (!tb[i] || i == RAIDKM_STAT_PAD || nla_len(tb[i]) != 8)
 			continue;
-		printf("%s%-28s %llu\n", indent, stat_names[i],
-		       (unsigned long long)nla_get_u64(tb[i]));
+		c->have[i] = 1;
+		c->v[i] = nla_get_u64(tb[i]);
 	}
+}
+
+static void get_string(char *dst, size_t n, struct nlattr *a)
+{
+	snprintf(dst, n, "%s", a ? nla_get_string(a) : "?");
+}
+
+static void get_latency(struct nlattr *nest, struct rkmctl_status *st)
+{
+	struct nlattr *tb[RAIDKM_LAT_BUCKETS + 1];
+	int b;
+
+	if (nla_parse_nested(tb, RAIDKM_LAT_BUCKETS, nest, NULL))
+		return;
+	st->have_latency = 1;
+	for (b = 0; b < RAIDKM_LAT_BUCKETS; b++)
+		if (tb[b + 1] && nla_len(tb[b + 1]) == 8)
+			st->latency[b] = nla_get_u64(tb[b + 1]);
+}
+
+static void get_detach(struct nlattr *nest, struct rkmctl_status *st)
+{
+	struct nlattr *tb[RAIDKM_A_MAX + 1];
+	struct rkmctl_detach *d;
+
+	if (st->ndetach >= RAIDKM_DETACH_LOG ||
+	    nla_parse_nested(tb, RAIDKM_A_MAX, nest, NULL))
+		return;
+	d = &st->detach[st->ndetach++];
+	if (tb[RAIDKM_A_DETACH_AGO_S])
+		d->ago_s = nla_get_u64(tb[RAIDKM_A_DETACH_AGO_S]);
+	if (tb[RAIDKM_A_DETACH_PID])
+		d->pid = nla_get_u32(tb[RAIDKM_A_DETACH_PID]);
+	get_string(d->backend, sizeof(d->backend), tb[RAIDKM_A_DETACH_BACKEND]);
+	get_string(d->why, sizeof(d->why), tb[RAIDKM_A_DETACH_WHY]);
+	if (tb[RAIDKM_A_DETACH_RERUNS])
+		d->reruns = nla_get_u32(tb[RAIDKM_A_DETACH_RERUNS]);
+	if (tb[RAIDKM_A_DETACH_FENCED])
+		d->fenced = nla_get_u8(tb[RAIDKM_A_DETACH_FENCED]);
 }
 
 static int on_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[RAIDKM_A_MAX + 1], *a, *at[RAIDKM_A_MAX + 1];
 	struct reply *r = arg;
-	int rem;
+	struct rkmctl_status *st = r->st;
+	int rem, i;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, RAIDKM_A_MAX, NULL))
 		return NL_SKIP;
 	r->got = 1;
 	if (tb[RAIDKM_A_ATTACHED] && nla_get_u8(tb[RAIDKM_A_ATTACHED])) {
-		printf("daemon: attached, pid %u, backend %s\n",
-		       tb[RAIDKM_A_PID] ? nla_get_u32(tb[RAIDKM_A_PID]) : 0,
-		       tb[RAIDKM_A_BACKEND] ?
-		       nla_get_string(tb[RAIDKM_A_BACKEND]) : "?");
-	} else {
-		printf("daemon: none attached (jobs run on the in-kernel CPU codec)\n");
+		st->attached = 1;
+		st->pid = tb[RAIDKM_A_PID] ? nla_get_u32(tb[RAIDKM_A_PID]) : 0;
+		get_string(st->backend, sizeof(st->backend),
+			   tb[RAIDKM_A_BACKEND]);
 	}
-	if (tb[RAIDKM_A_STATS]) {
-		printf("global:\n");
-		print_stats(tb[RAIDKM_A_STATS], "  ");
-	}
+	if (tb[RAIDKM_A_STATS])
+		get_counters(tb[RAIDKM_A_STATS], &st->global);
+	if (tb[RAIDKM_A_LATENCY])
+		get_latency(tb[RAIDKM_A_LATENCY], st);
 	nlmsg_for_each_attr(a, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
-		if (nla_type(a) != RAIDKM_A_ARRAY)
+		if (nla_type(a) == RAIDKM_A_DETACH) {
+			get_detach(a, st);
 			continue;
-		if (nla_parse_nested(at, RAIDKM_A_MAX, a, NULL))
+		}
+		if (nla_type(a) != RAIDKM_A_ARRAY ||
+		    st->narrays >= RKMCTL_MAX_ARRAYS ||
+		    nla_parse_nested(at, RAIDKM_A_MAX, a, NULL))
 			continue;
-		printf("%s:\n", at[RAIDKM_A_ARRAY_NAME] ?
-		       nla_get_string(at[RAIDKM_A_ARRAY_NAME]) : "array");
+		i = st->narrays++;
+		get_string(st->array[i].name, sizeof(st->array[i].name),
+			   at[RAIDKM_A_ARRAY_NAME]);
 		if (at[RAIDKM_A_STATS])
-			print_stats(at[RAIDKM_A_STATS], "  ");
+			get_counters(at[RAIDKM_A_STATS], &st->array[i].c);
 	}
 	return NL_OK;
 }
@@ -91,9 +123,10 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-static int status(void)
+static int status(int json)
 {
-	struct reply r = { 0, 0 };
+	static struct rkmctl_status st;
+	struct reply r = { 0, 0, &st };
 	struct nl_sock *sk;
 	struct nl_msg *msg;
 	int family, ret = 1;
@@ -133,6 +166,10 @@ static int status(void)
 			ret < 0 ? nl_geterror(ret) : "empty reply");
 		ret = 1;
 	} else {
+		if (json)
+			rkmctl_print_json(stdout, &st);
+		else
+			rkmctl_print_text(stdout, &st);
 		ret = 0;
 	}
 out:
@@ -144,18 +181,25 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: raidkmctl status\n"
+"Usage: raidkmctl status [--json]\n"
 "Show raidkm's offload path: the attached coding daemon (raidkmd: pid,\n"
-"backend) and the counters, global and per km array (jobs offloaded, jobs\n"
-"run on the CPU, deadline misses, re-runs after daemon loss, verify\n"
-"mismatches, bytes offloaded, ...).  Per-array counters are also in\n"
-"/sys/block/mdX/md/.  Exit status: 0, or 1 when raidkm is not loaded.\n");
+"backend) and the counters, global and per km array (jobs offloaded to\n"
+"the daemon, jobs run on the in-kernel CPU codec, deadline misses, re-runs\n"
+"after daemon loss, verify mismatches, bytes offloaded, detaches, ...);\n"
+"the latency of the ring entries the daemon completed (percentiles of a\n"
+"log2 histogram, posting to completion); and the last daemon sessions'\n"
+"ends with their reasons.  --json prints one JSON object for monitoring.\n"
+"Per-array counters are also in /sys/block/mdX/md/.\n"
+"Exit status: 0, 1 when raidkm is not loaded, 2 for bad usage.\n");
 }
 
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "status"))
-		return status();
+		return status(0);
+	if (argc == 3 && !strcmp(argv[1], "status") &&
+	    !strcmp(argv[2], "--json"))
+		return status(1);
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;

@@ -438,7 +438,13 @@ struct raidkm_cqe {
  * RAIDKM_CMD_GET_STATS (anyone -> kernel, request + reply)
  *	Reply: ATTACHED, and when attached PID and BACKEND; STATS (global
  *	counters, nested RAIDKM_STAT_*); one ARRAY nest per km array with
- *	ARRAY_NAME ("md0") and STATS.
+ *	ARRAY_NAME ("md0") and STATS; LATENCY (nest of RAIDKM_LAT_BUCKETS
+ *	u64 counts, attribute type b + 1 for bucket b: ring entries the
+ *	daemon completed within [2^b, 2^(b + 1)) microseconds of their
+ *	posting, the last bucket open-ended); one DETACH nest per recorded
+ *	end of a daemon's session, oldest first, at most RAIDKM_DETACH_LOG
+ *	(DETACH_AGO_S, DETACH_PID, DETACH_BACKEND, DETACH_WHY,
+ *	DETACH_RERUNS, DETACH_FENCED).
  */
 enum raidkm_cmd {
 	RAIDKM_CMD_UNSPEC,
@@ -470,6 +476,14 @@ enum raidkm_attr {
 	RAIDKM_A_ARRAY,		/* nest: ARRAY_NAME + STATS, one per array */
 	RAIDKM_A_ARRAY_NAME,	/* NUL string: md device name */
 	RAIDKM_A_PAD,		/* padding for 64-bit attributes */
+	RAIDKM_A_LATENCY,	/* nest: u64 per bucket, type = bucket + 1 */
+	RAIDKM_A_DETACH,	/* nest: DETACH_*, one per recorded detach */
+	RAIDKM_A_DETACH_AGO_S,	/* u64: seconds since it happened */
+	RAIDKM_A_DETACH_PID,	/* u32: the daemon's tgid */
+	RAIDKM_A_DETACH_BACKEND,	/* NUL string */
+	RAIDKM_A_DETACH_WHY,	/* NUL string: the reason, as in dmesg */
+	RAIDKM_A_DETACH_RERUNS,	/* u32: jobs in flight re-run on the CPU */
+	RAIDKM_A_DETACH_FENCED,	/* u8: its arena mapping was revoked */
 	__RAIDKM_A_MAX,
 };
 #define RAIDKM_A_MAX	(__RAIDKM_A_MAX - 1)
@@ -488,8 +502,13 @@ enum raidkm_stat {
 	RAIDKM_STAT_DOORBELLS,		/* DOORBELL messages sent */
 	RAIDKM_STAT_ATTACHES,		/* successful ATTACH commands */
 	RAIDKM_STAT_PAD,
+	RAIDKM_STAT_DETACHES,		/* daemon sessions ended, any reason */
 	__RAIDKM_STAT_MAX,
 };
 #define RAIDKM_STAT_MAX	(__RAIDKM_STAT_MAX - 1)
+
+/* GET_STATS' latency histogram and detach log sizes */
+#define RAIDKM_LAT_BUCKETS	24
+#define RAIDKM_DETACH_LOG	8
 
 #endif /* _UAPI_RAIDKM_H */

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raidkmctl status: printing a GET_STATS reply (ctl_status.h) as text or
+ * as one JSON object.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "ctl_status.h"
+
+/* the counters: text label and JSON key */
+static const struct {
+	const char *label, *key;
+} stat_names[RAIDKM_STAT_MAX + 1] = {
+	[RAIDKM_STAT_JOBS_OFFLOADED] = { "jobs offloaded", "jobs_offloaded" },
+	[RAIDKM_STAT_JOBS_CPU] = { "jobs on the CPU", "jobs_cpu" },
+	[RAIDKM_STAT_DEADLINE_MISSES] = { "deadline misses", "deadline_misses" },
+	[RAIDKM_STAT_RERUNS] = { "re-runs after daemon loss", "reruns" },
+	[RAIDKM_STAT_VERIFY_MISMATCHES] = { "verify mismatches",
+					    "verify_mismatches" },
+	[RAIDKM_STAT_BYTES_OFFLOADED] = { "bytes offloaded", "bytes_offloaded" },
+	[RAIDKM_STAT_BAD_COMPLETIONS] = { "bad completions", "bad_completions" },
+	[RAIDKM_STAT_STALE_COMPLETIONS] = { "stale completions",
+					    "stale_completions" },
+	[RAIDKM_STAT_DOORBELLS] = { "doorbells sent", "doorbells" },
+	[RAIDKM_STAT_ATTACHES] = { "attaches", "attaches" },
+	[RAIDKM_STAT_DETACHES] = { "detaches", "detaches" },
+};
+
+uint64_t rkmctl_latency_pct(const uint64_t *hist, double pct)
+{
+	uint64_t total = 0, seen = 0;
+	int b;
+
+	for (b = 0; b < RAIDKM_LAT_BUCKETS; b++)
+		total += hist[b];
+	if (!total)
+		return 0;
+	for (b = 0; b < RAIDKM_LAT_BUCKETS; b++) {
+		seen += hist[b];
+		if ((double)seen >= pct / 100.0 * (double)total)
+			break;
+	}
+	if (b >= RAIDKM_LAT_BUCKETS - 1)
+		return UINT64_MAX;
+	return (uint64_t)2 << b;
+}
+
+static uint64_t latency_total(const uint64_t *hist)
+{
+	uint64_t t = 0;
+	int b;
+
+	for (b = 0; b < RAIDKM_LAT_BUCKETS; b++)
+		t += hist[b];
+	return t;
+}
+
+static void text_counters(FILE *f, const struct rkmctl_counters *c)
+{
+	int i;
+
+	for (i = 1; i <= RAIDKM_STAT_MAX; i++)
+		if (c->have[i] && stat_names[i].label)
+			fprintf(f, "  %-28s %" PRIu64 "\n", stat_names[i].label,
+				c->v[i]);
+}
+
+static void text_pct(FILE *f, const char *name, const uint64_t *h, double p)
+{
+	uint64_t v = rkmctl_latency_pct(h, p);
+
+	if (v == UINT64_MAX)
+		fprintf(f, ", %s >= %" PRIu64 " us", name,
+			(uint64_t)1 << (RAIDKM_LAT_BUCKETS - 1));
+	else
+		fprintf(f, ", %s < %" PRIu64 " us", name, v);
+}
+
+void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
+{
+	int i;
+
+	if (s->attached)
+		fprintf(f, "daemon: attached, pid %u, backend %s\n", s->pid,
+			s->backend);
+	else
+		fprintf(f, "daemon: none attached (jobs run on the in-kernel CPU codec)\n");
+	fprintf(f, "global:\n");
+	text_counters(f, &s->global);
+	for (i = 0; i < s->narrays; i++) {
+		fprintf(f, "%s:\n", s->array[i].name);
+		text_counters(f, &s->array[i].c);
+	}
+	if (s->have_latency) {
+		uint64_t n = latency_total(s->latency);
+
+		fprintf(f, "latency, ring entry posted to completed by the daemon: %" PRIu64 " entries",
+			n);
+		if (n) {
+			text_pct(f, "p50", s->latency, 50);
+			text_pct(f, "p90", s->latency, 90);
+			text_pct(f, "p99", s->latency, 99);
+			text_pct(f, "max", s->latency, 100);
+		}
+		fprintf(f, "\n");
+	}
+	if (s->global.have[RAIDKM_STAT_DETACHES])
+		fprintf(f, "detaches: %" PRIu64 " since load%s\n",
+			s->global.v[RAIDKM_STAT_DETACHES],
+			s->ndetach ? ", the last ones:" : "");
+	for (i = 0; i < s->ndetach; i++) {
+		const struct rkmctl_detach *d = &s->detach[i];
+
+		fprintf(f, "  %" PRIu64 " s ago: pid %u (%s): %s; %u job(s) re-run on the CPU%s\n",
+			d->ago_s, d->pid, d->backend, d->why, d->reruns,
+			d->fenced ? ", arena fenced" : "");
+	}
+}
+
+/* a JSON string: quotes, backslashes and control characters escaped */
+static void json_str(FILE *f, const char *p)
+{
+	fputc('"', f);
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_counters(FILE *f, const struct rkmctl_counters *c)
+{
+	const char *sep = "";
+	int i;
+
+	fputc('{', f);
+	for (i = 1; i <= RAIDKM_STAT_MAX; i++) {
+		if (!c->have[i] || !stat_names[i].key)
+			continue;
+		fprintf(f, "%s\"%s\": %" PRIu64, sep, stat_names[i].key,
+			c->v[i]);
+		sep = ", ";
+	}
+	fputc('}', f);
+}
+
+static void json_pct(FILE *f, const char *name, const uint64_t *h, double p)
+{
+	uint64_t v = rkmctl_latency_pct(h, p);
+
+	/* null: in the open-ended last bucket */
+	if (v == UINT64_MAX)
+		fprintf(f, ", \"%s_lt_us\": null", name);
+	else
+		fprintf(f, ", \"%s_lt_us\": %" PRIu64, name, v);
+}
+
+void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
+{
+	int i;
+
+	fprintf(f, "{\"daemon\": {\"attached\": %s", s->attached ? "true" : "false");
+	if (s->attached) {
+		fprintf(f, ", \"pid\": %u, \"backend\": ", s->pid);
+		json_str(f, s->backend);
+	}
+	fprintf(f, "},\n \"counters\": ");
+	json_counters(f, &s->global);
+	fprintf(f, ",\n \"arrays\": [");
+	for (i = 0; i < s->narrays; i++) {
+		fprintf(f, "%s{\"name\": ", i ? ", " : "");
+		json_str(f, s->array[i].name);
+		fprintf(f, ", \"counters\": ");
+		json_counters(f, &s->array[i].c);
+		fputc('}', f);
+	}
+	fprintf(f, "]");
+	if (s->have_latency) {
+		uint64_t n = latency_total(s->latency);
+
+		fprintf(f, ",\n \"latency\": {\"entries\": %" PRIu64, n);
+		if (n) {
+			json_pct(f, "p50", s->latency, 50);
+			json_pct(f, "p90", s->latency, 90);
+			json_pct(f, "p99", s->latency, 99);
+			json_pct(f, "max", s->latency, 100);
+		}
+		fprintf(f, ", \"buckets\": [");
+		for (i = 0; i < RAIDKM_LAT_BUCKETS; i++)
+			fprintf(f, "%s{\"ge_us\": %" PRIu64 ", \"count\": %" PRIu64 "}",
+				i ? ", " : "", i ? (uint64_t)1 << i : 0,
+				s->latency[i]);
+		fprintf(f, "]}");
+	}
+	fprintf(f, ",\n \"detaches\": [");
+	for (i = 0; i < s->ndetach; i++) {
+		const struct rkmctl_detach *d = &s->detach[i];
+
+		fprintf(f, "%s{\"ago_s\": %" PRIu64 ", \"pid\": %u, \"backend\": ",
+			i ? ", " : "", d->ago_s, d->pid);
+		json_str(f, d->backend);
+		fprintf(f, ", \"reason\": ");
+		json_str(f, d->why);
+		fprintf(f, ", \"reruns\": %u, \"fenced\": %s}", d->reruns,
+			d->fenced ? "true" : "false");
+	}
+	fprintf(f, "]}\n");
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raidkmctl's view of one GET_STATS reply, and how it is printed: text
+ * for people, JSON for monitoring systems (ctl_print.c, no netlink, so
+ * that the unit test prints made-up replies).
+ */
+#ifndef RKMCTL_STATUS_H
+#define RKMCTL_STATUS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "uapi/raidkm.h"
+
+#define RKMCTL_MAX_ARRAYS	256
+#define RKMCTL_NAME_MAX		32
+#define RKMCTL_WHY_MAX		128
+
+struct rkmctl_counters {
+	uint8_t have[RAIDKM_STAT_MAX + 1];
+	uint64_t v[RAIDKM_STAT_MAX + 1];
+};
+
+struct rkmctl_detach {
+	uint64_t ago_s;
+	uint32_t pid;
+	char backend[RKMCTL_NAME_MAX];
+	char why[RKMCTL_WHY_MAX];
+	uint32_t reruns;
+	int fenced;
+};
+
+struct rkmctl_status {
+	int attached;
+	uint32_t pid;
+	char backend[RKMCTL_NAME_MAX];
+	struct rkmctl_counters global;
+	int narrays;
+	struct {
+		char name[RKMCTL_NAME_MAX];
+		struct rkmctl_counters c;
+	} array[RKMCTL_MAX_ARRAYS];
+	int have_latency;
+	uint64_t latency[RAIDKM_LAT_BUCKETS];
+	int ndetach;
+	struct rkmctl_detach detach[RAIDKM_DETACH_LOG];
+};
+
+/*
+ * The @pct-th percentile (0 < pct <= 100) of a latency histogram, as the
+ * upper bound in microseconds of the bucket that holds it (2^(b + 1));
+ * UINT64_MAX in the open-ended last bucket, 0 for an empty histogram.
+ */
+uint64_t rkmctl_latency_pct(const uint64_t *hist, double pct);
+void rkmctl_print_text(FILE *f, const struct rkmctl_status *s);
+void rkmctl_print_json(FILE *f, const struct rkmctl_status *s);
+
+#endif /* RKMCTL_STATUS_H */
