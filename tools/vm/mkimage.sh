@@ -54,8 +54,11 @@ done
 rm -f "$root/bin/mdadm"
 
 # kernel modules: the named ones and everything they depend on
+# (nvmet, nvmet-tcp and nvme-tcp: a km array exported over NVMe/TCP on the
+# guest's loopback, tests/guest/export-nvmet.sh)
 mods="md-mod raid0 raid1 raid456 brd loop dm-mod dm-flakey dm-delay crc32c_generic
-      scsi_debug sd_mod virtio_pci virtio_blk virtio_console"
+      scsi_debug sd_mod virtio_pci virtio_blk virtio_console
+      nvmet nvmet-tcp nvme-tcp nvme-fabrics nvme-core"
 want=$(mktemp)
 for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" {print $2}'
