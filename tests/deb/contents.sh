@@ -7,7 +7,7 @@
 #   raidkmd      the programs, their man pages, the unit and its options
 #                file (a conffile); raidkmd runs
 #   raidkm-dkms  dkms.conf, Kbuild, every kernel source and the build
-#                scripts (executable)
+#                scripts (executable), the initramfs hook and its trigger
 #   mdadm        Debian's version + raidkmN, Provides mdadm-km, Debian's
 #                udev rules, units and initramfs hooks still there; the km
 #                option checks (tests/unit/mdadm_geometry.sh) pass with
@@ -94,6 +94,22 @@ if [ -x "$s/kernel/kbuild-module.sh" ] && [ -x "$s/kernel/raidkm/compat/conftest
 	pass "raidkm-dkms/scripts: executable"
 else
 	fail "raidkm-dkms/scripts: kbuild-module.sh or conftest.sh not executable"
+fi
+# the initramfs hook: mdadm's first, adds raidkm.ko; the package asks
+# for update-initramfs (a dpkg trigger)
+h=$d/usr/share/initramfs-tools/hooks/raidkm-dkms
+if [ -x "$h" ] && [ "$(sh "$h" prereqs)" = mdadm ] &&
+	sed 's|^\. /usr/share/initramfs-tools/hook-functions$|manual_add_modules() { echo "added: $*"; }|' \
+		"$h" >"$tmp/hook" && [ "$(sh "$tmp/hook")" = "added: raidkm" ]; then
+	pass "raidkm-dkms/initramfs-hook: after mdadm's, adds raidkm"
+else
+	fail "raidkm-dkms/initramfs-hook: missing, not executable or wrong ($h)"
+fi
+dpkg-deb -e "$dkms" "$tmp/dkms-control"
+if grep -qs 'update-initramfs' "$tmp/dkms-control/triggers"; then
+	pass "raidkm-dkms/initramfs-trigger"
+else
+	fail "raidkm-dkms/initramfs-trigger: no update-initramfs trigger"
 fi
 
 # ---- mdadm -----------------------------------------------------------------
