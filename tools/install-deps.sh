@@ -47,7 +47,7 @@ install() {
 PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	build-essential bc kmod cpio xz-utils dpkg-dev pkg-config
 	qemu-system-x86 busybox-static fio dmsetup
-	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev
+	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev nasm
 	debhelper dh-dkms dkms quilt lintian groff-base po-debconf
 	python3 perl git"
 

@@ -1,27 +1,83 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_codec: one thread, the raidkm codec (librkmcodec.a, the sources
- * raidkm.ko builds) against ISA-L in the same run, same buffers:
+ * raidkm.ko builds) against ISA-L, every reference in the same rounds and
+ * on the same data chunks:
  *   encode   ours rkm_encode      vs ec_encode_data (gf_gen_cauchy1_matrix)
- *   decode   ours rkm_decode      vs ec_encode_data with the inverted
- *            (2 erased data chunks)  survivor matrix (ec_init_tables once)
- *   pq       ours rkm_encode m=2  vs ISA-L pq_gen (its RAID-6 P+Q)
- * GB/s of data (k x chunk) per second; each figure is the best of several
- * alternating rounds.  Lines end in "ratio R", R = ours / reference.
+ *   decode2  ours rkm_decode      vs ec_encode_data with the inverted
+ *            (data 0, 1 erased)      survivor matrix (tables made once)
+ *   decodeM  the same with data 0..m-1 erased (m > 2; the line says
+ *            decode3, decode4, ...)
+ *   pq       ours rkm_encode m=2  vs pq_gen (ISA-L's RAID-6 P+Q)
+ * GB/s of data (k x chunk).  The sides (ours, then each reference) take
+ * turns in rounds of about 2 ms, each round starting with a different
+ * side; every figure is the median over the rounds with [min max], and a
+ * ratio is ours / reference within one round, its median and spread
+ * printed the same way.  Every side's output is checked once before the
+ * timing (decode rebuilds the data; pq_gen equals our m = 2 parity).
  *
- * usage: bench_codec [-q]   (-q: fewer, shorter rounds)
- * RKM_CODEC_IMPL=name forces our implementation.
+ * The references are ISA-L shared libraries loaded with dlopen (so that
+ * two versions sit in one process): --ref LABEL=PATH, repeated; without
+ * any, every libisal-*.so beside this program (make bench-codec puts
+ * ISA-L 2.32.1, built from source, and Debian's 2.30 there).  The kernel
+ * each one's dispatcher picked is read from its multibinary entry point
+ * and printed.
+ *
+ * usage: bench_codec [-q] [--impl NAME] [--isa-l-isa ISA]
+ *                    [--ref LABEL=PATH]... [--skipped 'LABEL: why']...
+ *   -q             30 rounds a line instead of 120
+ *   --impl NAME    our implementation (also RKM_CODEC_IMPL=NAME)
+ *   --isa-l-isa    call ISA-L's kernels of that ISA directly instead of
+ *                  its dispatcher: avx512_gfni, avx2_gfni, avx512, avx2,
+ *                  avx, sse or base (an AVX2-only machine, emulated)
+ *   --skipped      a reference that could not be built, named in the output
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <isa-l/erasure_code.h>
-#include <isa-l/raid.h>
+#include <unistd.h>
+#include <dirent.h>
 #include "codec/rkm_codec.h"
+#include "codec/rkm_codec_int.h"
+
+#define MAX_REFS	4
+#define MAX_ROUNDS	240
+#define MAX_N		64
 
 static double round_s = 0.002;
 static int rounds = 120;
+
+/* ISA-L's API (the same in 2.30 and 2.32), called through dlsym */
+typedef void (*isal_init_fn)(int k, int rows, unsigned char *a,
+			     unsigned char *tbls);
+typedef void (*isal_enc_fn)(int len, int k, int rows, unsigned char *tbls,
+			    unsigned char **data, unsigned char **coding);
+typedef void (*isal_cauchy_fn)(unsigned char *a, int m, int k);
+typedef int (*isal_inv_fn)(unsigned char *in, unsigned char *out, int n);
+typedef int (*isal_pq_fn)(int vects, int len, void **array);
+
+struct ref {
+	char label[32];
+	char path[PATH_MAX];
+	void *dl;
+	isal_init_fn init;
+	isal_enc_fn enc;
+	isal_cauchy_fn cauchy;
+	isal_inv_fn inv;
+	isal_pq_fn pq;
+	char enc_isa[64], pq_isa[64];	/* the kernels actually called */
+};
+
+static struct ref refs[MAX_REFS];
+static int nrefs;
+static const char *skipped[MAX_REFS];
+static int nskipped;
+static const char *force_isa;
 
 static double now(void)
 {
@@ -31,131 +87,554 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-struct ctx {
-	int k, m;
-	size_t len;
-	unsigned char *ch[64];
-	/* ours */
-	struct rkm_code *code;
-	unsigned long long erased;
-	/* ISA-L */
-	unsigned char *enc_tbl, *dec_tbl;
-	unsigned char *dec_in[64], *dec_out[16];
-	int nerr;
-	void *pq[66];
+static void *xalloc(size_t n)
+{
+	void *p;
+
+	if (posix_memalign(&p, 64, n ? n : 64)) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	memset(p, 0, n);
+	return p;
+}
+
+/* ---- the references ---------------------------------------------------- */
+
+static const char *const isas[] = {
+	"avx512_gfni", "avx2_gfni", "avx512", "avx2", "avx", "sse", "base",
 };
 
-typedef void (*op_fn)(struct ctx *c);
-
-static void ours_encode(struct ctx *c)
+/*
+ * Where code that is one indirect jump goes: "endbr64; [bnd] jmp [rip +
+ * disp32]" (an ISA-L multibinary entry point, whose slot holds the kernel
+ * its dispatcher chose on the first call; or a PLT stub).  NULL when the
+ * code is something else.
+ */
+static void *jmp_target(void *fn)
 {
-	rkm_encode(c->code, c->len, (const rkm_u8 *const *)c->ch, c->ch + c->k);
+	const unsigned char *p = fn;
+	int32_t disp;
+	void *t;
+
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		p += 4;
+	if (p[0] == 0xf2)
+		p++;
+	if (p[0] != 0xff || p[1] != 0x25)
+		return NULL;
+	memcpy(&disp, p + 2, 4);
+	memcpy(&t, p + 6 + disp, sizeof(t));
+	return t;
 }
 
-static void isal_encode(struct ctx *c)
+/*
+ * The name of the kernel @base's entry point dispatches to
+ * ("ec_encode_data_avx512_gfni"): its slot, possibly through a PLT stub.
+ */
+static void dispatched(struct ref *r, const char *base, char *out, size_t n)
 {
-	ec_encode_data(c->len, c->k, c->m, c->enc_tbl, c->ch, c->ch + c->k);
-}
+	void *t = jmp_target(dlsym(r->dl, base));
+	char name[64];
+	size_t i;
+	int hop;
 
-static void ours_decode(struct ctx *c)
-{
-	rkm_decode(c->code, c->len, c->erased, c->ch);
-}
-
-static void isal_decode(struct ctx *c)
-{
-	ec_encode_data(c->len, c->k, c->nerr, c->dec_tbl, c->dec_in, c->dec_out);
-}
-
-static void isal_pq(struct ctx *c)
-{
-	pq_gen(c->k + 2, c->len, c->pq);
-}
-
-/* best GB/s of data over alternating rounds of a and b */
-static void measure(struct ctx *c, op_fn a, op_fn b, double *ga, double *gb)
-{
-	double bytes = (double)c->k * c->len;
-	int r, i;
-
-	*ga = *gb = 0;
-	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < 2; i++) {
-			op_fn f = i ? b : a;
-			double t0 = now(), t;
-			long n = 0;
-
-			do {
-				f(c);
-				f(c);
-				n += 2;
-				t = now() - t0;
-			} while (t < round_s);
-			t = bytes * n / t / 1e9;
-			if (i && t > *gb)
-				*gb = t;
-			if (!i && t > *ga)
-				*ga = t;
+	for (hop = 0; t && hop < 3; hop++, t = jmp_target(t))
+		for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+			snprintf(name, sizeof(name), "%s_%s", base, isas[i]);
+			if (dlsym(r->dl, name) == t) {
+				snprintf(out, n, "%s", name);
+				return;
+			}
 		}
+	snprintf(out, n, "%s -> ?", base);
+}
+
+static int cpu_has_isa(const char *isa)
+{
+	if (strstr(isa, "gfni") && !__builtin_cpu_supports("gfni"))
+		return 0;
+	if (strstr(isa, "avx512") && !(__builtin_cpu_supports("avx512f") &&
+				       __builtin_cpu_supports("avx512bw")))
+		return 0;
+	if (strstr(isa, "avx2") && !__builtin_cpu_supports("avx2"))
+		return 0;
+	if (strstr(isa, "avx") && !__builtin_cpu_supports("avx"))
+		return 0;
+	return 1;
+}
+
+/* 0, or -1 with a message when @r cannot be used */
+static int ref_open(struct ref *r)
+{
+	unsigned char a[4 * 2], tbl[4 * 2 * 32];
+	unsigned char *d[2], *p[1];
+
+	r->dl = dlopen(r->path, RTLD_NOW | RTLD_LOCAL);
+	if (!r->dl) {
+		fprintf(stderr, "bench: %s: %s\n", r->label, dlerror());
+		return -1;
 	}
+	r->cauchy = (isal_cauchy_fn)dlsym(r->dl, "gf_gen_cauchy1_matrix");
+	r->inv = (isal_inv_fn)dlsym(r->dl, "gf_invert_matrix");
+	if (force_isa) {
+		const char *init = strstr(force_isa, "gfni") ?
+				   "ec_init_tables_gfni" : "ec_init_tables_base";
+
+		r->init = (isal_init_fn)dlsym(r->dl, init);
+		if (!r->init && !strstr(force_isa, "gfni"))
+			r->init = (isal_init_fn)dlsym(r->dl, "ec_init_tables");
+		snprintf(r->enc_isa, sizeof(r->enc_isa), "ec_encode_data_%s",
+			 force_isa);
+		snprintf(r->pq_isa, sizeof(r->pq_isa), "pq_gen_%s", force_isa);
+		r->enc = (isal_enc_fn)dlsym(r->dl, r->enc_isa);
+		r->pq = (isal_pq_fn)dlsym(r->dl, r->pq_isa);
+		if (!r->init || !r->enc || !r->pq) {
+			fprintf(stderr, "bench: %s has no %s kernels\n",
+				r->label, force_isa);
+			return -1;
+		}
+		strcat(r->enc_isa, " (forced)");
+		strcat(r->pq_isa, " (forced)");
+	} else {
+		r->init = (isal_init_fn)dlsym(r->dl, "ec_init_tables");
+		r->enc = (isal_enc_fn)dlsym(r->dl, "ec_encode_data");
+		r->pq = (isal_pq_fn)dlsym(r->dl, "pq_gen");
+	}
+	if (!r->cauchy || !r->inv || !r->init || !r->enc || !r->pq) {
+		fprintf(stderr, "bench: %s: not ISA-L's erasure code API\n",
+			r->label);
+		return -1;
+	}
+	if (force_isa)
+		return 0;
+	/* one call of each runs the dispatchers; then read their choice */
+	d[0] = xalloc(64);
+	d[1] = xalloc(64);
+	p[0] = xalloc(64);
+	r->cauchy(a, 3, 2);
+	r->init(2, 1, a + 4, tbl);
+	r->enc(64, 2, 1, tbl, d, p);
+	{
+		void *pq_arr[4] = { d[0], d[1], p[0], xalloc(64) };
+
+		r->pq(4, 64, pq_arr);
+		free(pq_arr[3]);
+	}
+	free(d[0]);
+	free(d[1]);
+	free(p[0]);
+	dispatched(r, "ec_encode_data", r->enc_isa, sizeof(r->enc_isa));
+	dispatched(r, "pq_gen", r->pq_isa, sizeof(r->pq_isa));
+	return 0;
+}
+
+static void ref_add(const char *label, const char *path)
+{
+	struct ref *r = &refs[nrefs];
+
+	if (nrefs == MAX_REFS)
+		return;
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	if (ref_open(r)) {
+		if (r->dl)
+			dlclose(r->dl);
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	nrefs++;
+}
+
+/* newer versions first: "2.32.1" before "2.30" */
+static int label_cmp(const void *a, const void *b)
+{
+	return -strverscmp(((const struct ref *)a)->label,
+			   ((const struct ref *)b)->label);
+}
+
+/* without --ref: every libisal-VERSION.so beside this program */
+static void refs_beside_exe(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], label[32];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	struct dirent *e;
+	char *slash;
+	DIR *dd;
+
+	if (n <= 0)
+		return;
+	dir[n] = 0;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	dd = opendir(dir);
+	if (!dd)
+		return;
+	while ((e = readdir(dd))) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "libisal-", 8) || l < 12 ||
+		    strcmp(e->d_name + l - 3, ".so") || l - 11 >= sizeof(label))
+			continue;
+		memcpy(label, e->d_name + 8, l - 11);
+		label[l - 11] = 0;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ref_add(label, path);
+	}
+	closedir(dd);
+}
+
+/* ---- one geometry -------------------------------------------------------- */
+
+enum { OP_ENC, OP_DEC2, OP_DECM, OP_PQ, NOPS };
+static const char *const op_names[NOPS] = {
+	"encode", "decode2", "decodeM", "pq",
+};
+
+struct side {
+	unsigned char *par[RKM_MAX_M];	/* parity it encodes */
+	unsigned char *rec[RKM_MAX_M];	/* chunks it rebuilds */
+	/* ours: the stripe as rkm_decode sees it, per erasure count */
+	unsigned char *ch2[MAX_N], *chm[MAX_N];
+	/* a reference: tables and survivor lists */
+	unsigned char *tenc, *tdec2, *tdecm;
+	unsigned char *in2[MAX_N], *inm[MAX_N];
+	void *pq[MAX_N + 2];
+};
+
+struct ctx {
+	int k, m, e2, em;
+	size_t len;
+	unsigned char *data[MAX_N];
+	struct rkm_code *code;
+	struct side s[1 + MAX_REFS];	/* 0: ours, 1..: refs[i - 1] */
+};
+
+static void run_op(struct ctx *c, int side, int op)
+{
+	struct side *s = &c->s[side];
+	struct ref *r = side ? &refs[side - 1] : NULL;
+	int k = c->k, m = c->m;
+
+	if (!side) {
+		switch (op) {
+		case OP_ENC:
+		case OP_PQ:
+			rkm_encode(c->code, c->len,
+				   (const rkm_u8 *const *)c->data, s->par);
+			break;
+		case OP_DEC2:
+			rkm_decode(c->code, c->len, (1ull << c->e2) - 1, s->ch2);
+			break;
+		case OP_DECM:
+			rkm_decode(c->code, c->len, (1ull << c->em) - 1, s->chm);
+			break;
+		}
+		return;
+	}
+	switch (op) {
+	case OP_ENC:
+		r->enc(c->len, k, m, s->tenc, c->data, s->par);
+		break;
+	case OP_DEC2:
+		r->enc(c->len, k, c->e2, s->tdec2, s->in2, s->rec);
+		break;
+	case OP_DECM:
+		r->enc(c->len, k, c->em, s->tdecm, s->inm, s->rec);
+		break;
+	case OP_PQ:
+		r->pq(k + 2, c->len, s->pq);
+		break;
+	}
+}
+
+/* ISA-L decode tables for data 0..e-1 erased, survivors in @in */
+static unsigned char *ref_dec_tables(struct ctx *c, struct ref *r,
+				     struct side *s, const unsigned char *a,
+				     int e, unsigned char **in)
+{
+	unsigned char sub[MAX_N * MAX_N], inv[MAX_N * MAX_N];
+	unsigned char *t = xalloc((size_t)c->k * e * 32);
+	int i, n = 0;
+
+	for (i = e; i < c->k + e; i++) {
+		memcpy(sub + n * c->k, a + i * c->k, c->k);
+		in[n++] = i < c->k ? c->data[i] : s->par[i - c->k];
+	}
+	if (r->inv(sub, inv, c->k)) {
+		fprintf(stderr, "bench: ISA-L survivor matrix not invertible\n");
+		exit(1);
+	}
+	r->init(c->k, e, inv, t);
+	return t;
 }
 
 static void setup(struct ctx *c, int k, int m, size_t len)
 {
-	unsigned char a[64 * 64], sub[64 * 64], inv[64 * 64], dm[16 * 64];
-	int i, j, r, n = k + m;
+	unsigned char a[MAX_N * MAX_N];
+	int i, j, x, n = k + m;
 
 	memset(c, 0, sizeof(*c));
 	c->k = k;
 	c->m = m;
 	c->len = len;
-	for (i = 0; i < n; i++) {
-		if (posix_memalign((void **)&c->ch[i], 64, len))
-			exit(1);
+	c->e2 = m < 2 ? m : 2;
+	c->em = m;
+	for (i = 0; i < k; i++) {
+		c->data[i] = xalloc(len);
 		for (j = 0; j < (int)len; j++)
-			c->ch[i][j] = rand();
+			c->data[i][j] = rand();
 	}
 	c->code = rkm_code_create(k, m);
 	if (!c->code) {
 		fprintf(stderr, "bench: rkm_code_create(%d, %d) failed\n", k, m);
 		exit(1);
 	}
-	/* ISA-L encode */
-	gf_gen_cauchy1_matrix(a, n, k);
-	c->enc_tbl = malloc(k * m * 32);
-	ec_init_tables(k, m, a + k * k, c->enc_tbl);
-	/* ISA-L decode of the same pattern: data 0 and 1 (or m chunks) */
-	c->nerr = m < 2 ? m : 2;
-	c->erased = (1ull << c->nerr) - 1;
-	for (i = 0, r = 0; i < n && r < k; i++) {
-		if ((c->erased >> i) & 1)
+	for (x = 0; x <= nrefs; x++) {
+		struct side *s = &c->s[x];
+
+		for (i = 0; i < m; i++) {
+			s->par[i] = xalloc(len);
+			s->rec[i] = xalloc(len);
+		}
+		for (i = 0; i < n; i++) {
+			s->ch2[i] = i < c->e2 ? s->rec[i] :
+				    i < k ? c->data[i] : s->par[i - k];
+			s->chm[i] = i < c->em ? s->rec[i] :
+				    i < k ? c->data[i] : s->par[i - k];
+		}
+		for (i = 0; i < k; i++)
+			s->pq[i] = c->data[i];
+		s->pq[k] = s->par[0];
+		s->pq[k + 1] = s->par[m > 1 ? 1 : 0];
+		if (!x)
 			continue;
-		memcpy(sub + r * k, a + i * k, k);
-		c->dec_in[r++] = c->ch[i];
+		refs[x - 1].cauchy(a, n, k);
+		s->tenc = xalloc((size_t)k * m * 32);
+		refs[x - 1].init(k, m, a + k * k, s->tenc);
+		/* the parity the decode tables' survivors need */
+		run_op(c, x, OP_ENC);
+		s->tdec2 = ref_dec_tables(c, &refs[x - 1], s, a, c->e2, s->in2);
+		s->tdecm = ref_dec_tables(c, &refs[x - 1], s, a, c->em, s->inm);
 	}
-	if (gf_invert_matrix(sub, inv, k)) {
-		fprintf(stderr, "bench: ISA-L matrix not invertible\n");
-		exit(1);
-	}
-	for (i = 0; i < c->nerr; i++) {
-		memcpy(dm + i * k, inv + i * k, k);
-		c->dec_out[i] = c->ch[i];
-	}
-	c->dec_tbl = malloc(k * c->nerr * 32);
-	ec_init_tables(k, c->nerr, dm, c->dec_tbl);
-	for (i = 0; i < k + 2 && m == 2; i++)
-		c->pq[i] = c->ch[i];
 }
 
 static void teardown(struct ctx *c)
 {
+	int i, x;
+
+	for (i = 0; i < c->k; i++)
+		free(c->data[i]);
+	for (x = 0; x <= nrefs; x++) {
+		for (i = 0; i < c->m; i++) {
+			free(c->s[x].par[i]);
+			free(c->s[x].rec[i]);
+		}
+		free(c->s[x].tenc);
+		free(c->s[x].tdec2);
+		free(c->s[x].tdecm);
+	}
+	rkm_code_destroy(c->code);
+}
+
+/* Every side's result once: decode rebuilds the data, pq_gen is our P/Q. */
+static void verify(struct ctx *c, int op)
+{
+	int x, i, e = op == OP_DEC2 ? c->e2 : c->em;
+
+	for (x = 0; x <= nrefs; x++) {
+		const char *who = x ? refs[x - 1].label : "ours";
+		struct side *s = &c->s[x];
+
+		if (op == OP_DEC2 || op == OP_DECM) {
+			run_op(c, x, OP_ENC);
+			for (i = 0; i < e; i++)
+				memset(s->rec[i], 0xa5, c->len);
+			run_op(c, x, op);
+			for (i = 0; i < e; i++)
+				if (memcmp(s->rec[i], c->data[i], c->len)) {
+					printf("FAIL %s %s k=%d m=%d: chunk %d not rebuilt\n",
+					       who, op_names[op], c->k, c->m, i);
+					exit(1);
+				}
+		} else if (op == OP_PQ) {
+			run_op(c, x, op);
+			for (i = 0; x && i < 2; i++)
+				if (memcmp(s->par[i], c->s[0].par[i], c->len)) {
+					printf("FAIL %s pq_gen k=%d: %c differs from ours\n",
+					       who, c->k, "PQ"[i]);
+					exit(1);
+				}
+		}
+	}
+}
+
+/* ---- statistics and measurement ------------------------------------------ */
+
+struct stat3 {
+	double med, min, max;
+};
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct stat3 stats(const double *v, int n)
+{
+	double t[MAX_ROUNDS];
+	struct stat3 s;
+
+	memcpy(t, v, n * sizeof(*v));
+	qsort(t, n, sizeof(*t), dcmp);
+	s.min = t[0];
+	s.max = t[n - 1];
+	s.med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	return s;
+}
+
+/* operations per round of side @x, about round_s long */
+static long calibrate(struct ctx *c, int x, int op)
+{
+	double t0 = now(), t;
+	long n = 0;
+
+	do {
+		run_op(c, x, op);
+		n++;
+		t = now() - t0;
+	} while (t < round_s / 2);
+	n = (long)(n * round_s / t);
+	return n < 1 ? 1 : n;
+}
+
+/* gbs[x][r]: GB/s of side x in round r */
+static void measure(struct ctx *c, int op, double gbs[][MAX_ROUNDS])
+{
+	double bytes = (double)c->k * c->len;
+	long nops[1 + MAX_REFS];
+	int nsides = 1 + nrefs, r, i, x;
+
+	for (x = 0; x < nsides; x++)
+		nops[x] = calibrate(c, x, op);
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < nsides; i++) {
+			double t0, t;
+			long n;
+
+			x = (r + i) % nsides;
+			t0 = now();
+			for (n = 0; n < nops[x]; n++)
+				run_op(c, x, op);
+			t = now() - t0;
+			gbs[x][r] = bytes * nops[x] / t / 1e9;
+		}
+}
+
+struct low {
+	double ratio;
+	char what[48];
+};
+
+/* lowest median ratio per reference and operation */
+static struct low lows[MAX_REFS][NOPS];
+
+static void report(struct ctx *c, int op, double gbs[][MAX_ROUNDS])
+{
+	struct stat3 o = stats(gbs[0], rounds), s, q;
+	double ratio[MAX_ROUNDS];
+	char name[16];
+	int x, r;
+
+	if (op == OP_DECM)
+		snprintf(name, sizeof(name), "decode%d", c->em);
+	else
+		snprintf(name, sizeof(name), "%s", op_names[op]);
+	printf("%-8s %2d+%-2d %2zuKiB  ours %6.1f [%6.1f %6.1f]", name,
+	       c->k, c->m, c->len >> 10, o.med, o.min, o.max);
+	for (x = 1; x <= nrefs; x++) {
+		for (r = 0; r < rounds; r++)
+			ratio[r] = gbs[0][r] / gbs[x][r];
+		s = stats(gbs[x], rounds);
+		q = stats(ratio, rounds);
+		printf("  | %s %6.1f [%6.1f %6.1f] ratio %5.2f [%5.2f %5.2f]",
+		       refs[x - 1].label, s.med, s.min, s.max, q.med, q.min,
+		       q.max);
+		if (!lows[x - 1][op].what[0] || q.med < lows[x - 1][op].ratio) {
+			lows[x - 1][op].ratio = q.med;
+			snprintf(lows[x - 1][op].what, sizeof(lows[0][0].what),
+				 "%d+%d %zuKiB", c->k, c->m, c->len >> 10);
+		}
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static void print_cpu(void)
+{
+	char line[512], model[256] = "?";
+	int fam = -1, mod = -1, step = -1;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += 2;
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "model name", 10) && model[0] == '?')
+			snprintf(model, sizeof(model), "%s", v);
+		else if (!strncmp(line, "cpu family", 10) && fam < 0)
+			fam = atoi(v);
+		else if (!strncmp(line, "model\t", 6) && mod < 0)
+			mod = atoi(v);
+		else if (!strncmp(line, "stepping", 8) && step < 0)
+			step = atoi(v);
+	}
+	if (f)
+		fclose(f);
+	printf("# cpu: %s (family %d model %d stepping %d), %ld online; has:",
+	       model, fam, mod, step, sysconf(_SC_NPROCESSORS_ONLN));
+	printf("%s%s%s%s%s\n",
+	       __builtin_cpu_supports("ssse3") ? " ssse3" : "",
+	       __builtin_cpu_supports("avx2") ? " avx2" : "",
+	       __builtin_cpu_supports("avx512f") ? " avx512f" : "",
+	       __builtin_cpu_supports("avx512bw") ? " avx512bw" : "",
+	       __builtin_cpu_supports("gfni") ? " gfni" : "");
+}
+
+static void print_header(int argc, char **argv)
+{
+	char host[256] = "?", date[64];
+	time_t t = time(NULL);
 	int i;
 
-	for (i = 0; i < c->k + c->m; i++)
-		free(c->ch[i]);
-	free(c->enc_tbl);
-	free(c->dec_tbl);
-	rkm_code_destroy(c->code);
+	gethostname(host, sizeof(host) - 1);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&t));
+	printf("# bench_codec: raidkm codec vs ISA-L, one thread, data in cache; GB/s of data (k x chunk)\n");
+	printf("# each figure: median [min max] of %d interleaved rounds of %.0f ms; ratio = ours / reference in the same round\n",
+	       rounds, round_s * 1000);
+	printf("# date: %s  host: %s\n", date, host);
+	print_cpu();
+	printf("# command:");
+	for (i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	printf("# ours: %s (decode form %s)\n", rkm_codec_impl(),
+	       rkm_decode_form() ? "syndrome" : "rows");
+	for (i = 0; i < nrefs; i++)
+		printf("# isa-l %s: %s: %s, %s\n", refs[i].label, refs[i].path,
+		       refs[i].enc_isa, refs[i].pq_isa);
+	for (i = 0; i < nskipped; i++)
+		printf("# isa-l %s: skipped\n", skipped[i]);
+	printf("# decode2: data 0, 1 lost; decodeM (M = m > 2): data 0..m-1 lost; pq: ours m=2 encode vs pq_gen\n");
 }
 
 int main(int argc, char **argv)
@@ -165,44 +644,71 @@ int main(int argc, char **argv)
 		{ 32, 8 },
 	};
 	static const size_t lens[] = { 4096, 65536 };
-	double minr = 1e9;
-	int g, l;
+	static double gbs[1 + MAX_REFS][MAX_ROUNDS];
+	const char *impl = NULL;
+	int g, l, i, op, x;
 
-	if (argc > 1 && !strcmp(argv[1], "-q"))
-		rounds = 30;
-	if (rkm_codec_init()) {
+	for (i = 1; i < argc; i++) {
+		char *eq;
+
+		if (!strcmp(argv[i], "-q")) {
+			rounds = 30;
+		} else if (!strcmp(argv[i], "--impl") && i + 1 < argc) {
+			impl = argv[++i];
+		} else if (!strcmp(argv[i], "--isa-l-isa") && i + 1 < argc) {
+			force_isa = argv[++i];
+			if (!cpu_has_isa(force_isa)) {
+				fprintf(stderr, "bench: this CPU cannot run %s\n",
+					force_isa);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--ref") && i + 1 < argc &&
+			   (eq = strchr(argv[i + 1], '='))) {
+			*eq = 0;
+			ref_add(argv[i + 1], eq + 1);
+			*eq = '=';
+			i++;
+		} else if (!strcmp(argv[i], "--skipped") && i + 1 < argc &&
+			   nskipped < MAX_REFS) {
+			skipped[nskipped++] = argv[++i];
+		} else {
+			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]...\n");
+			return 2;
+		}
+	}
+	if (!nrefs)
+		refs_beside_exe();
+	qsort(refs, nrefs, sizeof(refs[0]), label_cmp);
+	if (rkm_codec_init() || (impl && rkm_codec_use(impl))) {
 		fprintf(stderr, "bench: codec init failed\n");
 		return 1;
 	}
-	printf("# raidkm codec %s vs ISA-L (ec_encode_data, gf_gen_cauchy1_matrix; pq_gen), one thread\n",
-	       rkm_codec_impl());
-	printf("# GB/s of data (k x chunk); best of %d alternating rounds of %.0f ms each\n",
-	       rounds, round_s * 1000);
-	for (g = 0; g < 7; g++)
+	print_header(argc, argv);
+	if (!nrefs)
+		printf("# no ISA-L reference loaded: figures of ours only\n");
+	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++)
 		for (l = 0; l < 2; l++) {
 			struct ctx c;
-			double a, b;
 			int k = geo[g][0], m = geo[g][1];
 
 			setup(&c, k, m, lens[l]);
-			measure(&c, ours_encode, isal_encode, &a, &b);
-			printf("encode   k=%-2d m=%-2d chunk=%2zuKiB  ours %6.2f GB/s  isa-l %6.2f GB/s  ratio %.2f\n",
-			       k, m, lens[l] >> 10, a, b, a / b);
-			if (a / b < minr)
-				minr = a / b;
-			/* decode rewrites chunks 0,1: same data, same parity */
-			measure(&c, ours_decode, isal_decode, &a, &b);
-			printf("decode%d  k=%-2d m=%-2d chunk=%2zuKiB  ours %6.2f GB/s  isa-l %6.2f GB/s  ratio %.2f\n",
-			       c.nerr, k, m, lens[l] >> 10, a, b, a / b);
-			if (a / b < minr)
-				minr = a / b;
-			if (m == 2) {
-				measure(&c, ours_encode, isal_pq, &a, &b);
-				printf("pq-ref   k=%-2d m=%-2d chunk=%2zuKiB  ours %6.2f GB/s  pq_gen %5.2f GB/s  ratio %.2f\n",
-				       k, m, lens[l] >> 10, a, b, a / b);
+			for (op = 0; op < NOPS; op++) {
+				if ((op == OP_DECM && m <= 2) ||
+				    (op == OP_PQ && m != 2))
+					continue;
+				verify(&c, op);
+				measure(&c, op, gbs);
+				report(&c, op, gbs);
 			}
 			teardown(&c);
 		}
-	printf("# lowest ours/ISA-L ratio (encode, decode): %.2f\n", minr);
+	for (x = 0; x < nrefs; x++) {
+		printf("# lowest median ratio vs isa-l %s:", refs[x].label);
+		for (op = 0; op < NOPS; op++)
+			if (lows[x][op].what[0])
+				printf("  %s %.2f (%s)", op_names[op],
+				       lows[x][op].ratio, lows[x][op].what);
+		printf("\n");
+	}
 	return 0;
 }
