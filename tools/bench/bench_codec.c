@@ -31,9 +31,14 @@
  *                  its dispatcher: avx512_gfni, avx2_gfni, avx512, avx2,
  *                  avx, sse or base (an AVX2-only machine, emulated)
  *   --skipped      a reference that could not be built, named in the output
+ *   --align N      chunks at N-byte boundaries (default 64: where malloc
+ *                  puts them; 4096: pages, as in a stripe cache)
+ *   --only TEXT    only the lines whose "op k+m chunk" contains TEXT, e.g.
+ *                  "decode2 8+2", "pq", " 4KiB" (repeatable)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +83,8 @@ static int nrefs;
 static const char *skipped[MAX_REFS];
 static int nskipped;
 static const char *force_isa;
+static const char *only[16];
+static int nonly;
 
 static double now(void)
 {
@@ -87,16 +94,30 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void *xalloc(size_t n)
+static size_t chunk_align = 64;
+
+static void *xalloc_at(size_t n, size_t align)
 {
 	void *p;
 
-	if (posix_memalign(&p, 64, n ? n : 64)) {
+	if (posix_memalign(&p, align, n ? n : 64)) {
 		fprintf(stderr, "bench: out of memory\n");
 		exit(1);
 	}
 	memset(p, 0, n);
 	return p;
+}
+
+static void *xalloc(size_t n)
+{
+	return xalloc_at(n, 64);
+}
+
+/* a chunk: --align 4096 puts every chunk at a page boundary, as a stripe
+ * cache does; the default 64 leaves the placement to malloc */
+static void *chunk_alloc(size_t n)
+{
+	return xalloc_at(n, chunk_align);
 }
 
 /* ---- the references ---------------------------------------------------- */
@@ -383,7 +404,7 @@ static void setup(struct ctx *c, int k, int m, size_t len)
 	c->e2 = m < 2 ? m : 2;
 	c->em = m;
 	for (i = 0; i < k; i++) {
-		c->data[i] = xalloc(len);
+		c->data[i] = chunk_alloc(len);
 		for (j = 0; j < (int)len; j++)
 			c->data[i][j] = rand();
 	}
@@ -396,8 +417,8 @@ static void setup(struct ctx *c, int k, int m, size_t len)
 		struct side *s = &c->s[x];
 
 		for (i = 0; i < m; i++) {
-			s->par[i] = xalloc(len);
-			s->rec[i] = xalloc(len);
+			s->par[i] = chunk_alloc(len);
+			s->rec[i] = chunk_alloc(len);
 		}
 		for (i = 0; i < n; i++) {
 			s->ch2[i] = i < c->e2 ? s->rec[i] :
@@ -574,6 +595,25 @@ static void report(struct ctx *c, int op, double gbs[][MAX_ROUNDS])
 	fflush(stdout);
 }
 
+/* is the line of @op on @c one of those --only asks for? */
+static int selected(const struct ctx *c, int op)
+{
+	char name[48], alt[48];
+	int i;
+
+	if (!nonly)
+		return 1;
+	snprintf(name, sizeof(name), "%s %d+%d %zuKiB", op_names[op], c->k,
+		 c->m, c->len >> 10);
+	snprintf(alt, sizeof(alt), "decode%d %d+%d %zuKiB", c->em, c->k, c->m,
+		 c->len >> 10);
+	for (i = 0; i < nonly; i++)
+		if (strstr(name, only[i]) ||
+		    (op == OP_DECM && strstr(alt, only[i])))
+			return 1;
+	return 0;
+}
+
 /* ---- header ------------------------------------------------------------- */
 
 static void print_cpu(void)
@@ -610,6 +650,22 @@ static void print_cpu(void)
 	       __builtin_cpu_supports("gfni") ? " gfni" : "");
 }
 
+static int pinned = -1;	/* the CPU this thread runs on, or -1 */
+
+/* one thread on one CPU: no migration between the sides' rounds */
+static void pin(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (!sched_setaffinity(0, sizeof(set), &set))
+		pinned = cpu;
+}
+
 static void print_header(int argc, char **argv)
 {
 	char host[256] = "?", date[64];
@@ -621,12 +677,14 @@ static void print_header(int argc, char **argv)
 	printf("# bench_codec: raidkm codec vs ISA-L, one thread, data in cache; GB/s of data (k x chunk)\n");
 	printf("# each figure: median [min max] of %d interleaved rounds of %.0f ms; ratio = ours / reference in the same round\n",
 	       rounds, round_s * 1000);
-	printf("# date: %s  host: %s\n", date, host);
+	printf("# date: %s  host: %s  pinned to cpu %d\n", date, host, pinned);
 	print_cpu();
 	printf("# command:");
 	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");
+	printf("# chunks: %zu-byte aligned, each side writes its own outputs\n",
+	       chunk_align);
 	printf("# ours: %s (decode form %s)\n", rkm_codec_impl(),
 	       rkm_decode_form() ? "syndrome" : "rows");
 	for (i = 0; i < nrefs; i++)
@@ -671,11 +729,21 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--skipped") && i + 1 < argc &&
 			   nskipped < MAX_REFS) {
 			skipped[nskipped++] = argv[++i];
+		} else if (!strcmp(argv[i], "--align") && i + 1 < argc) {
+			chunk_align = strtoul(argv[++i], NULL, 0);
+			if (chunk_align < 64 || (chunk_align & (chunk_align - 1))) {
+				fprintf(stderr, "bench: --align takes a power of 2 >= 64\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+			   nonly < 16) {
+			only[nonly++] = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]...\n");
+			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--align N] [--only TEXT]...\n");
 			return 2;
 		}
 	}
+	pin();
 	if (!nrefs)
 		refs_beside_exe();
 	qsort(refs, nrefs, sizeof(refs[0]), label_cmp);
@@ -694,7 +762,8 @@ int main(int argc, char **argv)
 			setup(&c, k, m, lens[l]);
 			for (op = 0; op < NOPS; op++) {
 				if ((op == OP_DECM && m <= 2) ||
-				    (op == OP_PQ && m != 2))
+				    (op == OP_PQ && m != 2) ||
+				    !selected(&c, op))
 					continue;
 				verify(&c, op);
 				measure(&c, op, gbs);

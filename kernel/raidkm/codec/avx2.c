@@ -16,15 +16,23 @@ struct rkm_nib {
 
 #define RKM_CTX		struct rkm_nib
 #define RKM_T		struct rkm_nib
+#define RKM_TSZ		32
+#define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gnib)
+#define RKM_HORNER_Q	1
 
 #include "simd_v256.h"
 
+/*
+ * 2v: v + v, and the polynomial added where v's top bit was set; the
+ * blend is one instruction on AMD Zen, where the usual compare and AND
+ * take two.
+ */
 static inline __m256i rkm_v_mul2(__m256i v)
 {
-	__m256i hi = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+	__m256i r = _mm256_add_epi8(v, v);
 
-	return _mm256_xor_si256(_mm256_add_epi8(v, v),
-				_mm256_and_si256(hi, _mm256_set1_epi8(0x1d)));
+	return _mm256_blendv_epi8(r, _mm256_xor_si256(r, _mm256_set1_epi8(0x1d)),
+				  v);
 }
 
 static inline struct rkm_nib rkm_v_prep(__m256i d)
@@ -40,6 +48,15 @@ static inline struct rkm_nib rkm_v_prep(__m256i d)
 static inline struct rkm_nib rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
 {
 	const rkm_u8 *t = mt->nib + 32 * i;
+	struct rkm_nib r;
+
+	r.lo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+	r.hi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(t + 16)));
+	return r;
+}
+
+static inline struct rkm_nib rkm_v_tblp(const rkm_u8 *t)
+{
 	struct rkm_nib r;
 
 	r.lo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));

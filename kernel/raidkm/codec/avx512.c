@@ -17,6 +17,9 @@ struct rkm_nib {
 
 #define RKM_CTX		struct rkm_nib
 #define RKM_T		struct rkm_nib
+#define RKM_TSZ		32
+#define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gnib)
+#define RKM_HORNER_Q	1
 
 #include "simd_v512.h"
 
@@ -41,6 +44,15 @@ static inline struct rkm_nib rkm_v_prep(__m512i d)
 static inline struct rkm_nib rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
 {
 	const rkm_u8 *t = mt->nib + 32 * i;
+	struct rkm_nib r;
+
+	r.lo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t));
+	r.hi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(t + 16)));
+	return r;
+}
+
+static inline struct rkm_nib rkm_v_tblp(const rkm_u8 *t)
+{
 	struct rkm_nib r;
 
 	r.lo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t));

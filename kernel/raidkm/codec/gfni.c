@@ -19,6 +19,10 @@
 #define RKM_STRIPS	2
 #define RKM_CTX		__m512i
 #define RKM_T		__m512i
+#define RKM_TSZ		8
+#define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gaff)
+#define RKM_HORNER_Q	0
+#define RKM_FN(name)	name##_gfni512
 
 #include "simd_v512.h"
 
@@ -38,21 +42,20 @@ static inline __m512i rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
 	return _mm512_set1_epi64((long long)mt->aff[i]);
 }
 
+static inline __m512i rkm_v_tblp(const rkm_u8 *t)
+{
+	return _mm512_set1_epi64(*(const long long *)t);
+}
+
 static inline __m512i rkm_v_term(__m512i t, __m512i d)
 {
 	return _mm512_gf2p8affine_epi64_epi8(d, t, 0);
 }
 
-#define rkm_simd_pass	rkm_gfni512_pass
-#define rkm_simd_pass_n	rkm_gfni512_pass_n
-#define rkm_simd_pass_np	rkm_gfni512_pass_np
-#define rkm_simd_mul	rkm_gfni512_mul
 #include "simd_body.h"
-#undef rkm_simd_pass
-#undef rkm_simd_pass_n
-#undef rkm_simd_pass_np
-#undef rkm_simd_mul
 
+#undef RKM_FN
+#undef RKM_NU
 #undef RKM_V
 #undef RKM_VW
 #undef RKM_MAXG
@@ -69,6 +72,7 @@ static inline __m512i rkm_v_term(__m512i t, __m512i d)
 #define rkm_v_prep	rkm_v256_prep
 #define rkm_v_tbl	rkm_v256_tbl
 #define rkm_v_term	rkm_v256_term
+#define rkm_v_tblp	rkm_v256_tblp
 
 /* ---- 32-byte vectors --------------------------------------------------- */
 #define RKM_V		__m256i
@@ -76,6 +80,7 @@ static inline __m512i rkm_v_term(__m512i t, __m512i d)
 #define RKM_MAXG	4
 #define RKM_CTX		__m256i
 #define RKM_T		__m256i
+#define RKM_FN(name)	name##_gfni256
 
 #include "simd_v256.h"
 
@@ -95,27 +100,28 @@ static inline __m256i rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
 	return _mm256_set1_epi64x((long long)mt->aff[i]);
 }
 
+static inline __m256i rkm_v_tblp(const rkm_u8 *t)
+{
+	return _mm256_set1_epi64x(*(const long long *)t);
+}
+
 static inline __m256i rkm_v_term(__m256i t, __m256i d)
 {
 	return _mm256_gf2p8affine_epi64_epi8(d, t, 0);
 }
 
-#define rkm_simd_pass	rkm_gfni256_pass
-#define rkm_simd_pass_n	rkm_gfni256_pass_n
-#define rkm_simd_pass_np	rkm_gfni256_pass_np
-#define rkm_simd_mul	rkm_gfni256_mul
 #include "simd_body.h"
 
 const struct rkm_ops rkm_ops_gfni = {
 	.name = "gfni",
 	.simd = 1,
 	.one_op_mul = 1,
-	.mul = rkm_gfni512_mul,
+	.mul = rkm_simd_mul_gfni512,
 };
 
 const struct rkm_ops rkm_ops_gfni_avx2 = {
 	.name = "gfni-avx2",
 	.simd = 1,
 	.one_op_mul = 1,
-	.mul = rkm_gfni256_mul,
+	.mul = rkm_simd_mul_gfni256,
 };

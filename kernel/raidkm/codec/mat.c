@@ -13,23 +13,49 @@ rkm_size_t rkm_mat_size(int nout, int nin)
 {
 	rkm_size_t n = (rkm_size_t)nout * nin;
 
-	return 64 + sizeof(struct rkm_mat) + 32 * n + 8 * n + RKM_ALIGN_UP(n, 8);
+	return 64 + RKM_ALIGN_UP(sizeof(struct rkm_mat), 64) + 2 * 32 * n +
+	       2 * 8 * n + RKM_ALIGN_UP(n, 8);
 }
 
-/* @mt points to rkm_mat_size(nout, nin) bytes. */
+/* which rows the plain multiply does by XOR, by Horner or table, by table */
+static void rkm_mat_classify(struct rkm_mat *mt)
+{
+	int r;
+
+	mt->rp = -1;
+	mt->rq = -1;
+	mt->nt = 0;
+	for (r = 0; r < mt->nout; r++) {
+		if (((mt->ones >> r) & 1) && mt->rp < 0) {
+			mt->rp = r;
+		} else if (((mt->pow2 >> r) & 1) && mt->rq < 0) {
+			mt->rq = r;
+			/* first in trow */
+			memmove(mt->trow + 1, mt->trow, mt->nt);
+			mt->trow[0] = r;
+			mt->nt++;
+		} else {
+			mt->trow[mt->nt++] = r;
+		}
+	}
+}
+
+/* @mt points to rkm_mat_size(nout, nin) bytes; nout <= RKM_MAT_ROWS. */
 void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
 		     const rkm_u8 *coef)
 {
 	rkm_size_t n = (rkm_size_t)nout * nin, i;
 	rkm_u8 *base = (rkm_u8 *)mt;
-	int r, j;
+	int r, j, x;
 
 	mt->nout = nout;
 	mt->nin = nin;
 	mt->nib = base + RKM_ALIGN_UP((unsigned long)base + sizeof(*mt), 64) -
 		  (unsigned long)base;
-	mt->aff = (rkm_u64 *)(mt->nib + 32 * n);
-	mt->coef = (rkm_u8 *)(mt->aff + n);
+	mt->gnib = mt->nib + 32 * n;
+	mt->aff = (rkm_u64 *)(mt->gnib + 32 * n);
+	mt->gaff = mt->aff + n;
+	mt->coef = (rkm_u8 *)(mt->gaff + n);
 	mt->ones = 0;
 	mt->pow2 = 0;
 	memcpy(mt->coef, coef, n);
@@ -49,6 +75,15 @@ void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
 		if (pow2)
 			mt->pow2 |= 1u << r;
 	}
+	rkm_mat_classify(mt);
+	for (j = 0; j < nin; j++)
+		for (x = 0; x < mt->nt; x++) {
+			rkm_u8 c = coef[mt->trow[x] * nin + j];
+
+			i = (rkm_size_t)j * mt->nt + x;
+			memcpy(mt->gnib + 32 * i, rkm_gf_nib[c], 32);
+			mt->gaff[i] = rkm_gf_aff[c];
+		}
 }
 
 /* A prepared matrix in its own allocation (rkm_free() it). */

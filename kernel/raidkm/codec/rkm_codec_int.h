@@ -15,10 +15,23 @@
 #define RKM_GEN_ROWS	16
 #define RKM_GEN_COLS	63
 
+/* Rows of a prepared matrix, at most (decode and encode: RKM_MAX_M). */
+#define RKM_MAT_ROWS	16
+
 /*
  * A prepared matrix: nout x nin coefficients and, per coefficient, the
  * forms the kernels use: two 16-entry nibble tables (c*i, c*(i<<4)) for
  * PSHUFB and the 8x8 bit matrix of multiplication by c for GF2P8AFFINEQB.
+ *
+ * The tables come twice.  nib and aff are row major, for multiplies
+ * through a column map.  A plain multiply (every input once, in order)
+ * computes row rp as the XOR of the inputs and the other rows by table,
+ * except that kernels whose multiply costs more than a doubling compute
+ * row rq by Horner's rule (q = 2q + in[j], j descending).  The tables of
+ * the rows trow[0..nt) (rq first, when there is one) are also kept input
+ * major in gnib and gaff (row trow[x] of input j at [j * nt + x]), so that
+ * a kernel walks one pointer through them in the order it walks the
+ * inputs.
  */
 struct rkm_mat {
 	int nout, nin;
@@ -27,14 +40,21 @@ struct rkm_mat {
 	rkm_u8 *coef;		/* [nout * nin] */
 	rkm_u8 *nib;		/* [nout * nin][32], 64-byte aligned */
 	rkm_u64 *aff;		/* [nout * nin] */
+	/* the plain multiply */
+	int rp, rq;		/* XOR row, 2^j row; -1: none */
+	int nt;			/* rows by table (rq included) */
+	rkm_u8 trow[RKM_MAT_ROWS];	/* their row numbers: rq, then ascending */
+	rkm_u8 *gnib;		/* [nin * nt][32], 32-byte aligned */
+	rkm_u64 *gaff;		/* [nin * nt] */
 };
 
 /*
  * The one primitive every operation goes through:
  *   out[r][off..off+len) (^)= sum_j coef[r][col(j)] * in[j][off..off+len)
  * for r < mt->nout, j < nin, where col(j) = cols ? cols[j] : j (cols lets
- * delta feed a column twice, or a subset of columns).  acc: 0 overwrite,
- * 1 accumulate into out.  len and off are multiples of 64.  An output may
+ * delta feed a column twice, or a subset of columns; without cols, nin is
+ * mt->nin).  acc: 0 overwrite, 1 accumulate into out.  len and off are
+ * multiples of 64.  An output may
  * also be an input when the matrix has at most 2 rows and 4 columns (the
  * syndrome-form solve): every kernel then reads a 64-byte strip of each
  * input before it writes that strip of any output.

@@ -6,19 +6,34 @@
  *   RKM_V, RKM_VW        vector type and its width in bytes (16, 32, 64)
  *   RKM_MAXG             general rows computed per pass over the inputs
  *   RKM_CTX, RKM_T       per-input multiply context, per-coefficient table
+ *   RKM_TSZ              bytes of one coefficient's table in gnib/gaff
+ *   RKM_GTAB(mt)         mt->gnib or mt->gaff, as bytes
  *   rkm_v_ld/st/xor/zero/mul2 (multiply by 2, for the Horner Q row)
  *   rkm_v_prep(d)        RKM_CTX of an input vector
- *   rkm_v_tbl(mt, i)     RKM_T of coefficient i of @mt
+ *   rkm_v_tbl(mt, i)     RKM_T of coefficient i of @mt (row major)
+ *   rkm_v_tblp(p)        RKM_T at p, in RKM_GTAB(mt)
  *   rkm_v_term(t, c)     the product coefficient * input
+ *   RKM_HORNER_Q         1: the 2^j row by Horner's rule when it is the
+ *                        only row by table, 0: always by table
+ *   RKM_NU(n)            optional: vectors per iteration of a pass with n
+ *                        general rows (register pressure); default
+ *                        RKM_STRIPS 64-byte strips, twice that for n = 0
  *
- * and gets rkm_simd_mul(), an rkm_mul_fn.  Each pass walks the inputs
- * once in 64-byte strips, keeping up to RKM_MAXG general rows plus one
- * all-ones row (plain XOR) and one 2^j row (Horner: q = 2q + d, inputs in
- * descending order) in registers.
+ * and gets rkm_simd_mul(), an rkm_mul_fn (RKM_FN(name) renames the
+ * functions when a file includes this twice).
+ *
+ * Plain multiplies (no column map: encode, decode) walk every input once
+ * per pass, in 64-byte strips, keeping in registers up to RKM_MAXG general
+ * rows, whose tables the pass reads through one pointer (the matrix keeps
+ * them input major), plus the matrix's XOR row and, with RKM_HORNER_Q,
+ * its 2^j row by Horner's rule (q = 2q + d from the last input down).  Multiplies through a column map
+ * (delta, syndromes) take the general path below.
  */
-/* vectors per loop iteration: RKM_STRIPS 64-byte strips (default 1) */
 #ifndef RKM_STRIPS
 #define RKM_STRIPS	1
+#endif
+#ifndef RKM_FN
+#define RKM_FN(name)	name
 #endif
 #define RKM_U	(RKM_STRIPS * 64 / RKM_VW)
 /*
@@ -31,12 +46,228 @@
 #else
 #define RKM_UPQ	RKM_U
 #endif
+#ifndef RKM_NU
+#define RKM_NU(n)	((n) ? RKM_U : RKM_UPQ)
+#endif
+
+/* ---- plain multiplies ---------------------------------------------------- */
+
+/*
+ * One input of a plain pass: d = in + pos; p ^= d; q = 2q + d; g[x] ^=
+ * t[x] * d.  @first: the accumulators start from this input.
+ */
+static __always_inline void
+RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
+		      RKM_V g[][RKM_UPQ], const int np, const int nq,
+		      const int ng, const int nu, const int first)
+{
+	RKM_V d[RKM_UPQ];
+	int u, x;
+
+#pragma GCC unroll 8
+	for (u = 0; u < nu; u++)
+		d[u] = rkm_v_ld(s + u * RKM_VW);
+#ifdef RKM_PF
+	for (u = 0; u < nu * RKM_VW; u += 64)
+		__builtin_prefetch(s + RKM_PF + u);
+#endif
+	if (np) {
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++)
+			p[u] = first ? d[u] : rkm_v_xor(p[u], d[u]);
+	}
+	if (nq) {
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++)
+			q[u] = first ? d[u] : rkm_v_xor(rkm_v_mul2(q[u]), d[u]);
+	}
+	if (ng) {
+		RKM_CTX c[RKM_UPQ];
+
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++)
+			c[u] = rkm_v_prep(d[u]);
+#pragma GCC unroll 16
+		for (x = 0; x < ng; x++) {
+			RKM_T tx = rkm_v_tblp(t + x * RKM_TSZ);
+
+#pragma GCC unroll 8
+			for (u = 0; u < nu; u++) {
+				RKM_V v = rkm_v_term(tx, c[u]);
+
+				g[x][u] = first ? v : rkm_v_xor(g[x][u], v);
+			}
+		}
+	}
+}
+
+/*
+ * A plain pass over [off, off + len), len a multiple of nu vectors: the P
+ * row into po (np), the Q row into qo (nq) and ng general rows into go[],
+ * their tables at tb + (j * ts + x) * RKM_TSZ for input j.  With a Q row
+ * the inputs are walked from the last.
+ */
+static __always_inline void
+RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
+		       rkm_size_t off, rkm_size_t len,
+		       const rkm_u8 *const *in, rkm_u8 *po, rkm_u8 *qo,
+		       rkm_u8 *const *go, int acc, const int np, const int nq,
+		       const int ng, const int nu)
+{
+	rkm_size_t pos, step = ts * RKM_TSZ;
+	const rkm_u8 *t0 = nq ? tb + (nin - 1) * step : tb;
+	int x, u;
+
+	for (pos = off; pos < off + len; pos += nu * RKM_VW) {
+		RKM_V p[RKM_UPQ], q[RKM_UPQ], g[RKM_MAXG > 0 ? RKM_MAXG : 1][RKM_UPQ];
+		const rkm_u8 *t = t0;
+		int jj;
+
+		RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p, q, g,
+				      np, nq, ng, nu, 1);
+		for (jj = 1; jj < nin; jj++) {
+			t = nq ? t - step : t + step;
+			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 - jj : jj] + pos,
+					      t, p, q, g, np, nq, ng, nu, 0);
+		}
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++) {
+			rkm_size_t o = pos + u * RKM_VW;
+
+			if (np) {
+				if (acc)
+					p[u] = rkm_v_xor(p[u], rkm_v_ld(po + o));
+				rkm_v_st(po + o, p[u]);
+			}
+			if (nq) {
+				if (acc)
+					q[u] = rkm_v_xor(q[u], rkm_v_ld(qo + o));
+				rkm_v_st(qo + o, q[u]);
+			}
+#pragma GCC unroll 16
+			for (x = 0; x < ng; x++) {
+				if (acc)
+					g[x][u] = rkm_v_xor(g[x][u],
+							    rkm_v_ld(go[x] + o));
+				rkm_v_st(go[x] + o, g[x][u]);
+			}
+		}
+	}
+}
+
+/* full iterations of the pass's width, then 64-byte strips */
+static __always_inline void
+RKM_FN(rkm_simd_plain_len)(const rkm_u8 *tb, rkm_size_t ts, int nin,
+			   rkm_size_t off, rkm_size_t len,
+			   const rkm_u8 *const *in, rkm_u8 *po, rkm_u8 *qo,
+			   rkm_u8 *const *go, int acc, const int np,
+			   const int nq, const int ng)
+{
+	const int nu = RKM_NU(ng);
+	rkm_size_t big = len / (nu * RKM_VW) * (nu * RKM_VW);
+
+	if (big)
+		RKM_FN(rkm_simd_plain)(tb, ts, nin, off, big, in, po, qo, go,
+				       acc, np, nq, ng, nu);
+	if (len > big)
+		RKM_FN(rkm_simd_plain)(tb, ts, nin, off + big, len - big, in,
+				       po, qo, go, acc, np, nq, ng,
+				       64 / RKM_VW);
+}
+
+#define RKM_PLAIN_CASE(n)						\
+	case n:								\
+		RKM_FN(rkm_simd_plain_len)(tb, ts, nin, off, len, in, po, qo, \
+					   go, acc, np, nq, n);		\
+		break
+
+/* ng as a compile-time constant */
+static __always_inline void
+RKM_FN(rkm_simd_plain_n)(const rkm_u8 *tb, rkm_size_t ts, int nin,
+			 rkm_size_t off, rkm_size_t len,
+			 const rkm_u8 *const *in, rkm_u8 *po, rkm_u8 *qo,
+			 rkm_u8 *const *go, int acc, const int np,
+			 const int nq, int ng)
+{
+	switch (ng) {
+	RKM_PLAIN_CASE(0);
+	RKM_PLAIN_CASE(1);
+	RKM_PLAIN_CASE(2);
+#if RKM_MAXG >= 3
+	RKM_PLAIN_CASE(3);
+#endif
+#if RKM_MAXG >= 4
+	RKM_PLAIN_CASE(4);
+#endif
+#if RKM_MAXG >= 5
+	RKM_PLAIN_CASE(5);
+#endif
+#if RKM_MAXG >= 6
+	RKM_PLAIN_CASE(6);
+#endif
+#if RKM_MAXG >= 7
+	RKM_PLAIN_CASE(7);
+#endif
+#if RKM_MAXG >= 8
+	RKM_PLAIN_CASE(8);
+#endif
+	}
+#undef RKM_PLAIN_CASE
+}
+
+/*
+ * The 2^j row by Horner's rule or by table: Horner's rule chains one
+ * doubling per input, table terms are independent of each other.  With
+ * RKM_HORNER_Q (PSHUFB, where a doubling costs half a table term) the
+ * rule is used when that row is the only one by table, which leaves the
+ * pass without the nibble split and tables; GFNI's one-instruction
+ * multiply takes the table.
+ */
+static void RKM_FN(rkm_simd_plain_mul)(const struct rkm_mat *mt, int nin,
+				       rkm_size_t off, rkm_size_t len,
+				       const rkm_u8 *const *in,
+				       rkm_u8 *const *out, int acc)
+{
+	int horner = RKM_HORNER_Q && mt->rq >= 0 && mt->nt == 1;
+	const rkm_u8 *tb = RKM_GTAB(mt) + horner * RKM_TSZ;
+	const rkm_u8 *rows = mt->trow + horner;
+	int nt = mt->nt - horner, x0 = 0, x;
+	rkm_u8 *po = mt->rp >= 0 ? out[mt->rp] : NULL;
+	rkm_u8 *qo = horner ? out[mt->rq] : NULL;
+	rkm_u8 *go[RKM_MAXG];
+
+	do {
+		int n = nt - x0 < RKM_MAXG ? nt - x0 : RKM_MAXG;
+
+		for (x = 0; x < n; x++)
+			go[x] = out[rows[x0 + x]];
+		if (po && qo)
+			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
+						 po, qo, go, acc, 1, 1, n);
+		else if (po)
+			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
+						 po, qo, go, acc, 1, 0, n);
+		else if (qo)
+			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
+						 po, qo, go, acc, 0, 1, n);
+		else
+			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
+						 po, qo, go, acc, 0, 0, n);
+		tb += n * RKM_TSZ;
+		x0 += n;
+		po = NULL;
+		qo = NULL;
+	} while (x0 < nt);
+}
+
+/* ---- multiplies through a column map --------------------------------------- */
 
 static __always_inline void
-rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
-	      rkm_size_t off, rkm_size_t len, const rkm_u8 *const *in,
-	      rkm_u8 *const *out, int acc, int rp, int rq, const int *rg,
-	      const int np, const int nq, const int ng, const int nu)
+RKM_FN(rkm_simd_pass)(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
+		      rkm_size_t off, rkm_size_t len, const rkm_u8 *const *in,
+		      rkm_u8 *const *out, int acc, int rp, int rq,
+		      const int *rg, const int np, const int nq, const int ng,
+		      const int nu)
 {
 	rkm_size_t pos, rowoff[RKM_MAXG];
 	int x;
@@ -59,7 +290,7 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 		}
 		for (jj = 0; jj < nin; jj++) {
 			int j = nq ? nin - 1 - jj : jj;
-			int col = cols ? cols[j] : j;
+			int col = cols[j];
 			const rkm_u8 *s = in[j] + pos;
 			RKM_V d[RKM_UPQ];
 
@@ -67,8 +298,7 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 			for (u = 0; u < nu; u++)
 				d[u] = rkm_v_ld(s + u * RKM_VW);
 			/* inputs of one column in a row (delta: old, new): sum */
-			while (cols && jj + 1 < nin &&
-			       cols[nq ? j - 1 : j + 1] == col) {
+			while (jj + 1 < nin && cols[nq ? j - 1 : j + 1] == col) {
 				j = nq ? j - 1 : j + 1;
 				jj++;
 				s = in[j] + pos;
@@ -82,11 +312,7 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 				for (u = 0; u < nu; u++)
 					p[u] = rkm_v_xor(p[u], d[u]);
 			}
-			if (nq && !cols) {
-#pragma GCC unroll 8
-				for (u = 0; u < nu; u++)
-					q[u] = rkm_v_xor(rkm_v_mul2(q[u]), d[u]);
-			} else if (nq) {
+			if (nq) {
 				/* columns descend with gaps: one doubling each */
 				for (x = prev < 0 ? 0 : prev - col; x > 0; x--) {
 #pragma GCC unroll 8
@@ -116,7 +342,7 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 			}
 		}
 		/* sparse columns: double on down to column 0 */
-		for (x = nq && cols ? prev : 0; x > 0; x--) {
+		for (x = nq ? prev : 0; x > 0; x--) {
 #pragma GCC unroll 8
 			for (u = 0; u < nu; u++)
 				q[u] = rkm_v_mul2(q[u]);
@@ -147,76 +373,58 @@ rkm_simd_pass(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 	}
 }
 
+#define RKM_PASS_CASE(n)						\
+	case n:								\
+		RKM_FN(rkm_simd_pass)(mt, cols, nin, off, len, in, out, acc, \
+				      rp, rq, rg, np, nq, n, nu);	\
+		break
+
 /* one pass with n general rows, n a compile-time constant in each call */
 static __always_inline void
-rkm_simd_pass_n(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
-		rkm_size_t off, rkm_size_t len, const rkm_u8 *const *in,
-		rkm_u8 *const *out, int acc, int rp, int rq, const int *rg,
-		const int np, const int nq, int n, const int nu)
+RKM_FN(rkm_simd_pass_n)(const struct rkm_mat *mt, const rkm_u8 *cols,
+			int nin, rkm_size_t off, rkm_size_t len,
+			const rkm_u8 *const *in, rkm_u8 *const *out, int acc,
+			int rp, int rq, const int *rg, const int np,
+			const int nq, int n, const int nu)
 {
 	switch (n) {
-	case 0:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 0, nu);
-		break;
-	case 1:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 1, nu);
-		break;
-	case 2:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 2, nu);
-		break;
+	RKM_PASS_CASE(0);
+	RKM_PASS_CASE(1);
+	RKM_PASS_CASE(2);
 #if RKM_MAXG >= 4
-	case 3:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 3, nu);
-		break;
-	case 4:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 4, nu);
-		break;
+	RKM_PASS_CASE(3);
+	RKM_PASS_CASE(4);
 #endif
 #if RKM_MAXG >= 8
-	case 5:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 5, nu);
-		break;
-	case 6:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 6, nu);
-		break;
-	case 7:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 7, nu);
-		break;
-	case 8:
-		rkm_simd_pass(mt, cols, nin, off, len, in, out, acc, rp, rq,
-			      rg, np, nq, 8, nu);
-		break;
+	RKM_PASS_CASE(5);
+	RKM_PASS_CASE(6);
+	RKM_PASS_CASE(7);
+	RKM_PASS_CASE(8);
 #endif
 	}
+#undef RKM_PASS_CASE
 }
 
 /* np, nq and nu as compile-time constants */
 static __always_inline void
-rkm_simd_pass_np(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
-		 rkm_size_t off, rkm_size_t len, const rkm_u8 *const *in,
-		 rkm_u8 *const *out, int acc, int rp, int rq, const int *rg,
-		 int np, int nq, int n, const int nu)
+RKM_FN(rkm_simd_pass_np)(const struct rkm_mat *mt, const rkm_u8 *cols,
+			 int nin, rkm_size_t off, rkm_size_t len,
+			 const rkm_u8 *const *in, rkm_u8 *const *out, int acc,
+			 int rp, int rq, const int *rg, int np, int nq, int n,
+			 const int nu)
 {
 	if (np && nq)
-		rkm_simd_pass_n(mt, cols, nin, off, len, in, out, acc,
-				rp, rq, rg, 1, 1, n, nu);
+		RKM_FN(rkm_simd_pass_n)(mt, cols, nin, off, len, in, out, acc,
+					rp, rq, rg, 1, 1, n, nu);
 	else if (np)
-		rkm_simd_pass_n(mt, cols, nin, off, len, in, out, acc,
-				rp, rq, rg, 1, 0, n, nu);
+		RKM_FN(rkm_simd_pass_n)(mt, cols, nin, off, len, in, out, acc,
+					rp, rq, rg, 1, 0, n, nu);
 	else if (nq)
-		rkm_simd_pass_n(mt, cols, nin, off, len, in, out, acc,
-				rp, rq, rg, 0, 1, n, nu);
+		RKM_FN(rkm_simd_pass_n)(mt, cols, nin, off, len, in, out, acc,
+					rp, rq, rg, 0, 1, n, nu);
 	else
-		rkm_simd_pass_n(mt, cols, nin, off, len, in, out, acc,
-				rp, rq, rg, 0, 0, n, nu);
+		RKM_FN(rkm_simd_pass_n)(mt, cols, nin, off, len, in, out, acc,
+					rp, rq, rg, 0, 0, n, nu);
 }
 
 /*
@@ -242,9 +450,11 @@ static int rkm_horner_cols(const rkm_u8 *cols, int nin)
 }
 #endif
 
-static void rkm_simd_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
-			 int nin, rkm_size_t off, rkm_size_t len,
-			 const rkm_u8 *const *in, rkm_u8 *const *out, int acc)
+static void RKM_FN(rkm_simd_mapped_mul)(const struct rkm_mat *mt,
+					const rkm_u8 *cols, int nin,
+					rkm_size_t off, rkm_size_t len,
+					const rkm_u8 *const *in,
+					rkm_u8 *const *out, int acc)
 {
 	int rg[32], ng = 0, rp = -1, rq = -1, r, x = 0, first = 1;
 
@@ -252,8 +462,7 @@ static void rkm_simd_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
 		if (((mt->ones >> r) & 1) && rp < 0)
 			rp = r;
 		else if (((mt->pow2 >> r) & 1) && rq < 0 &&
-			 (cols ? rkm_horner_cols(cols, nin) :
-			  nin == mt->nin))
+			 rkm_horner_cols(cols, nin))
 			rq = r;
 		else
 			rg[ng++] = r;
@@ -267,21 +476,36 @@ static void rkm_simd_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
 		if (n) {
 			big = len / (RKM_U * RKM_VW) * (RKM_U * RKM_VW);
 			if (big)
-				rkm_simd_pass_np(mt, cols, nin, off, big, in,
-						 out, acc, rp, rq, rg + x, np,
-						 nq, n, RKM_U);
+				RKM_FN(rkm_simd_pass_np)(mt, cols, nin, off, big,
+							 in, out, acc, rp, rq,
+							 rg + x, np, nq, n,
+							 RKM_U);
 		} else {
 			big = len / (RKM_UPQ * RKM_VW) * (RKM_UPQ * RKM_VW);
 			if (big)
-				rkm_simd_pass_np(mt, cols, nin, off, big, in,
-						 out, acc, rp, rq, rg + x, np,
-						 nq, 0, RKM_UPQ);
+				RKM_FN(rkm_simd_pass_np)(mt, cols, nin, off, big,
+							 in, out, acc, rp, rq,
+							 rg + x, np, nq, 0,
+							 RKM_UPQ);
 		}
 		if (len > big)
-			rkm_simd_pass_np(mt, cols, nin, off + big, len - big,
-					 in, out, acc, rp, rq, rg + x, np, nq,
-					 n, 64 / RKM_VW);
+			RKM_FN(rkm_simd_pass_np)(mt, cols, nin, off + big,
+						 len - big, in, out, acc, rp,
+						 rq, rg + x, np, nq, n,
+						 64 / RKM_VW);
 		x += n;
 		first = 0;
 	} while (x < ng);
+}
+
+static void RKM_FN(rkm_simd_mul)(const struct rkm_mat *mt, const rkm_u8 *cols,
+				 int nin, rkm_size_t off, rkm_size_t len,
+				 const rkm_u8 *const *in, rkm_u8 *const *out,
+				 int acc)
+{
+	if (cols)
+		RKM_FN(rkm_simd_mapped_mul)(mt, cols, nin, off, len, in, out,
+					    acc);
+	else
+		RKM_FN(rkm_simd_plain_mul)(mt, nin, off, len, in, out, acc);
 }

@@ -16,6 +16,9 @@ struct rkm_nib {
 
 #define RKM_CTX		struct rkm_nib
 #define RKM_T		struct rkm_nib
+#define RKM_TSZ		32
+#define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gnib)
+#define RKM_HORNER_Q	1
 
 static inline __m128i rkm_v_ld(const rkm_u8 *p)
 {
@@ -58,6 +61,15 @@ static inline struct rkm_nib rkm_v_prep(__m128i d)
 static inline struct rkm_nib rkm_v_tbl(const struct rkm_mat *mt, rkm_size_t i)
 {
 	const rkm_u8 *t = mt->nib + 32 * i;
+	struct rkm_nib r;
+
+	r.lo = _mm_loadu_si128((const __m128i *)t);
+	r.hi = _mm_loadu_si128((const __m128i *)(t + 16));
+	return r;
+}
+
+static inline struct rkm_nib rkm_v_tblp(const rkm_u8 *t)
+{
 	struct rkm_nib r;
 
 	r.lo = _mm_loadu_si128((const __m128i *)t);
