@@ -23,6 +23,14 @@
 #define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gaff)
 #define RKM_HORNER_Q	0
 #define RKM_FN(name)	name##_gfni512
+/*
+ * Four strips (256 bytes) an iteration while at most four rows go by
+ * table and the inputs fit in L1: a fifth more for P+Q and m = 3, 4 on a
+ * Xeon and on Zen 5, the input pointer, table and loop overhead spread
+ * over twice the bytes.  Streaming from L2 two strips do better on Zen 5.
+ */
+#define RKM_UMAX	4
+#define RKM_NUW(n)	((n) <= 4 ? 4 : RKM_U)
 
 #include "simd_v512.h"
 
@@ -56,6 +64,8 @@ static inline __m512i rkm_v_term(__m512i t, __m512i d)
 
 #undef RKM_FN
 #undef RKM_NU
+#undef RKM_NUW
+#undef RKM_UMAX
 #undef RKM_V
 #undef RKM_VW
 #undef RKM_MAXG

@@ -15,9 +15,11 @@
  *   rkm_v_term(t, c)     the product coefficient * input
  *   RKM_HORNER_Q         1: the 2^j row by Horner's rule when it is the
  *                        only row by table, 0: always by table
- *   RKM_NU(n)            optional: vectors per iteration of a pass with n
- *                        general rows (register pressure); default
- *                        RKM_STRIPS 64-byte strips, twice that for n = 0
+ *   RKM_NU(n)            optional: vectors per iteration of a plain pass
+ *                        with n rows by table (register pressure; up to
+ *                        RKM_UMAX); default RKM_STRIPS 64-byte strips,
+ *                        twice that for n = 0 on the narrower vectors
+ *   RKM_NUW(n)           optional: the same for inputs that fit in L1
  *
  * and gets rkm_simd_mul(), an rkm_mul_fn (RKM_FN(name) renames the
  * functions when a file includes this twice).
@@ -49,6 +51,12 @@
 #ifndef RKM_NU
 #define RKM_NU(n)	((n) ? RKM_U : RKM_UPQ)
 #endif
+#ifndef RKM_UMAX
+#define RKM_UMAX	RKM_UPQ		/* the largest RKM_NU() */
+#endif
+/* accumulators of the rows by table: n * RKM_NU(n) at most */
+#define RKM_GACC	(RKM_MAXG * RKM_U > 4 * RKM_UMAX ? RKM_MAXG * RKM_U : \
+			 4 * RKM_UMAX)
 
 /* ---- plain multiplies ---------------------------------------------------- */
 
@@ -58,19 +66,15 @@
  */
 static __always_inline void
 RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
-		      RKM_V g[][RKM_UPQ], const int np, const int nq,
+		      RKM_V *g, const int np, const int nq,
 		      const int ng, const int nu, const int first)
 {
-	RKM_V d[RKM_UPQ];
+	RKM_V d[RKM_UMAX];
 	int u, x;
 
 #pragma GCC unroll 8
 	for (u = 0; u < nu; u++)
 		d[u] = rkm_v_ld(s + u * RKM_VW);
-#ifdef RKM_PF
-	for (u = 0; u < nu * RKM_VW; u += 64)
-		__builtin_prefetch(s + RKM_PF + u);
-#endif
 	if (np) {
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++)
@@ -82,7 +86,7 @@ RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
 			q[u] = first ? d[u] : rkm_v_xor(rkm_v_mul2(q[u]), d[u]);
 	}
 	if (ng) {
-		RKM_CTX c[RKM_UPQ];
+		RKM_CTX c[RKM_UMAX];
 
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++)
@@ -95,7 +99,8 @@ RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
 			for (u = 0; u < nu; u++) {
 				RKM_V v = rkm_v_term(tx, c[u]);
 
-				g[x][u] = first ? v : rkm_v_xor(g[x][u], v);
+				g[x * nu + u] = first ? v :
+					rkm_v_xor(g[x * nu + u], v);
 			}
 		}
 	}
@@ -119,7 +124,7 @@ RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 	int x, u;
 
 	for (pos = off; pos < off + len; pos += nu * RKM_VW) {
-		RKM_V p[RKM_UPQ], q[RKM_UPQ], g[RKM_MAXG > 0 ? RKM_MAXG : 1][RKM_UPQ];
+		RKM_V p[RKM_UMAX], q[RKM_UMAX], g[RKM_GACC];
 		const rkm_u8 *t = t0;
 		int jj;
 
@@ -146,24 +151,24 @@ RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 			}
 #pragma GCC unroll 16
 			for (x = 0; x < ng; x++) {
+				RKM_V v = g[x * nu + u];
+
 				if (acc)
-					g[x][u] = rkm_v_xor(g[x][u],
-							    rkm_v_ld(go[x] + o));
-				rkm_v_st(go[x] + o, g[x][u]);
+					v = rkm_v_xor(v, rkm_v_ld(go[x] + o));
+				rkm_v_st(go[x] + o, v);
 			}
 		}
 	}
 }
 
-/* full iterations of the pass's width, then 64-byte strips */
+/* iterations of nu vectors, then 64-byte strips */
 static __always_inline void
-RKM_FN(rkm_simd_plain_len)(const rkm_u8 *tb, rkm_size_t ts, int nin,
-			   rkm_size_t off, rkm_size_t len,
-			   const rkm_u8 *const *in, rkm_u8 *po, rkm_u8 *qo,
-			   rkm_u8 *const *go, int acc, const int np,
-			   const int nq, const int ng)
+RKM_FN(rkm_simd_plain_nu)(const rkm_u8 *tb, rkm_size_t ts, int nin,
+			  rkm_size_t off, rkm_size_t len,
+			  const rkm_u8 *const *in, rkm_u8 *po, rkm_u8 *qo,
+			  rkm_u8 *const *go, int acc, const int np,
+			  const int nq, const int ng, const int nu)
 {
-	const int nu = RKM_NU(ng);
 	rkm_size_t big = len / (nu * RKM_VW) * (nu * RKM_VW);
 
 	if (big)
@@ -173,6 +178,32 @@ RKM_FN(rkm_simd_plain_len)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 		RKM_FN(rkm_simd_plain)(tb, ts, nin, off + big, len - big, in,
 				       po, qo, go, acc, np, nq, ng,
 				       64 / RKM_VW);
+}
+
+/*
+ * RKM_NUW(n), where defined: the width for inputs that fit in L1
+ * (RKM_L1_BYTES in all), where a wider iteration spreads the per-input
+ * overhead further; inputs streamed from L2 keep RKM_NU(n), since more
+ * lines per input in flight cost there (measured: Zen 5, 8 inputs).
+ */
+#define RKM_L1_BYTES	(48 << 10)
+
+static __always_inline void
+RKM_FN(rkm_simd_plain_len)(const rkm_u8 *tb, rkm_size_t ts, int nin,
+			   rkm_size_t off, rkm_size_t len,
+			   const rkm_u8 *const *in, rkm_u8 *po, rkm_u8 *qo,
+			   rkm_u8 *const *go, int acc, const int np,
+			   const int nq, const int ng)
+{
+#ifdef RKM_NUW
+	if (RKM_NUW(ng) != RKM_NU(ng) && nin * len <= RKM_L1_BYTES) {
+		RKM_FN(rkm_simd_plain_nu)(tb, ts, nin, off, len, in, po, qo,
+					  go, acc, np, nq, ng, RKM_NUW(ng));
+		return;
+	}
+#endif
+	RKM_FN(rkm_simd_plain_nu)(tb, ts, nin, off, len, in, po, qo, go, acc,
+				  np, nq, ng, RKM_NU(ng));
 }
 
 #define RKM_PLAIN_CASE(n)						\
