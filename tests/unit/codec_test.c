@@ -405,6 +405,75 @@ static void test_pq(const char *impl)
 		printf("PASS %s\n", name);
 }
 
+/*
+ * The m = 2-style decodes of @impl in the form in use: every pair of data
+ * chunks lost (P and Q rebuild them), every data chunk lost with P (Q
+ * rebuilds it, P is re-encoded), with a third parity lost too for m = 3;
+ * odd lengths and offsets.
+ */
+static void test_decode_pq(const char *impl)
+{
+	static const int geo[][2] = {
+		{ 2, 2 }, { 3, 2 }, { 4, 3 }, { 8, 2 }, { 17, 3 }, { 62, 2 },
+	};
+	static const size_t lens[] = { 64, 192, 4096 + 64 };
+	char name[64];
+	long bad = 0, cases = 0;
+	int g;
+
+	snprintf(name, sizeof(name), "decode-pq-%s-%s", impl,
+		 rkm_decode_form_name(rkm_decode_form()));
+	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
+		int k = geo[g][0], m = geo[g][1], n = k + m, a, b, i, li;
+		struct rkm_code *c = rkm_code_create(k, m);
+
+		for (li = 0; li < 3; li++) {
+			struct stripe s;
+			size_t len = lens[li];
+			unsigned char *orig;
+
+			stripe_init(&s, k, m, len, (g * 7 + li) % 64);
+			rkm_encode(c, len, (const rkm_u8 *const *)s.ch, s.ch + k);
+			orig = malloc(n * len);
+			for (i = 0; i < n; i++)
+				memcpy(orig + i * len, s.ch[i], len);
+			for (a = 0; a < k; a++)
+				for (b = a + 1; b <= k + m - 1; b++) {
+					rkm_u64 e = (1ull << a) | (1ull << b);
+
+					/* data pairs; data with P; + R (m = 3) */
+					if (b >= k && b != k)
+						continue;
+					if (m == 3 && k > 8 && a % 5)
+						continue;
+					for (i = 0; i < (m == 3 ? 2 : 1); i++) {
+						rkm_u64 ei = e | (i ? 1ull << (k + 2) : 0);
+						int x;
+
+						cases++;
+						for (x = 0; x < n; x++)
+							if ((ei >> x) & 1)
+								memset(s.ch[x], 0x5a, len);
+						if (rkm_decode(c, len, ei, s.ch))
+							bad++;
+						for (x = 0; x < n; x++)
+							if (memcmp(orig + x * len, s.ch[x], len)) {
+								bad++;
+								memcpy(s.ch[x], orig + x * len, len);
+							}
+					}
+				}
+			free(orig);
+			stripe_free(&s);
+		}
+		rkm_code_destroy(c);
+	}
+	if (bad)
+		FAIL(name, "%ld of %ld decodes wrong", bad, cases);
+	else
+		printf("PASS %s (%ld decodes)\n", name, cases);
+}
+
 /* encode, delta and decode of @impl equal the reference / scalar */
 static void test_impl(const char *impl)
 {
@@ -418,8 +487,8 @@ static void test_impl(const char *impl)
 	char name[64];
 	int g, bad = 0, cases = 0;
 
-	snprintf(name, sizeof(name), "impl-%s%s", impl,
-		 rkm_decode_form() ? "-syndrome" : "");
+	snprintf(name, sizeof(name), "impl-%s-%s", impl,
+		 rkm_decode_form_name(rkm_decode_form()));
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
 		int k = geo[g][0], m = geo[g][1], li, ai, i;
 		struct rkm_code *c = rkm_code_create(k, m);
@@ -553,7 +622,7 @@ static void test_decode_exhaustive(void)
 	else
 		printf("PASS decode-exhaustive (%ld erasure patterns, all (k,m) with k+m <= 20, impl %s, %s form)\n",
 		       patterns, rkm_codec_impl(),
-		       rkm_decode_form() ? "syndrome" : "rows");
+		       rkm_decode_form_name(rkm_decode_form()));
 }
 
 /* fixed-seed random patterns for large geometries; decode_matrix agrees */
@@ -791,7 +860,7 @@ static void test_cache(void)
 int main(void)
 {
 	const char *best;
-	int i, form;
+	int i, f, form;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ref_tables();
@@ -812,15 +881,20 @@ int main(void)
 			continue;
 		}
 		test_pq(impls[i]);
-		/* decode both ways: plain rows, and the syndrome form */
-		rkm_decode_form_set(0);
-		test_impl(impls[i]);
-		rkm_decode_form_set(1);
-		test_impl(impls[i]);
+		/* decode every way: rows, three syndrome passes, one */
+		for (f = 0; f < RKM_NFORMS; f++) {
+			rkm_decode_form_set(f);
+			test_impl(impls[i]);
+			test_decode_pq(impls[i]);
+		}
 	}
 	rkm_codec_use(best);
-	rkm_decode_form_set(!form);
-	test_decode_exhaustive();
+	for (f = 0; f < RKM_NFORMS; f++) {
+		if (f == form)
+			continue;
+		rkm_decode_form_set(f);
+		test_decode_exhaustive();
+	}
 	rkm_decode_form_set(form);
 	test_decode_exhaustive();
 	test_decode_large();

@@ -23,10 +23,13 @@
  * each one's dispatcher picked is read from its multibinary entry point
  * and printed.
  *
- * usage: bench_codec [-q] [--impl NAME] [--isa-l-isa ISA]
+ * usage: bench_codec [-q] [--impl NAME] [--form NAME] [--isa-l-isa ISA]
  *                    [--ref LABEL=PATH]... [--skipped 'LABEL: why']...
  *   -q             30 rounds a line instead of 120
  *   --impl NAME    our implementation (also RKM_CODEC_IMPL=NAME)
+ *   --form NAME    our form of m = 2-style decodes: rows, fused (one
+ *                  syndrome pass) or syndrome (three passes); default: the
+ *                  one measured fastest at init
  *   --isa-l-isa    call ISA-L's kernels of that ISA directly instead of
  *                  its dispatcher: avx512_gfni, avx2_gfni, avx512, avx2,
  *                  avx, sse or base (an AVX2-only machine, emulated)
@@ -686,7 +689,7 @@ static void print_header(int argc, char **argv)
 	printf("# chunks: %zu-byte aligned, each side writes its own outputs\n",
 	       chunk_align);
 	printf("# ours: %s (decode form %s)\n", rkm_codec_impl(),
-	       rkm_decode_form() ? "syndrome" : "rows");
+	       rkm_decode_form_name(rkm_decode_form()));
 	for (i = 0; i < nrefs; i++)
 		printf("# isa-l %s: %s: %s, %s\n", refs[i].label, refs[i].path,
 		       refs[i].enc_isa, refs[i].pq_isa);
@@ -703,7 +706,7 @@ int main(int argc, char **argv)
 	};
 	static const size_t lens[] = { 4096, 65536 };
 	static double gbs[1 + MAX_REFS][MAX_ROUNDS];
-	const char *impl = NULL;
+	const char *impl = NULL, *form = NULL;
 	int g, l, i, op, x;
 
 	for (i = 1; i < argc; i++) {
@@ -713,6 +716,8 @@ int main(int argc, char **argv)
 			rounds = 30;
 		} else if (!strcmp(argv[i], "--impl") && i + 1 < argc) {
 			impl = argv[++i];
+		} else if (!strcmp(argv[i], "--form") && i + 1 < argc) {
+			form = argv[++i];
 		} else if (!strcmp(argv[i], "--isa-l-isa") && i + 1 < argc) {
 			force_isa = argv[++i];
 			if (!cpu_has_isa(force_isa)) {
@@ -739,7 +744,7 @@ int main(int argc, char **argv)
 			   nonly < 16) {
 			only[nonly++] = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--align N] [--only TEXT]...\n");
+			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--align N] [--only TEXT]...\n");
 			return 2;
 		}
 	}
@@ -750,6 +755,13 @@ int main(int argc, char **argv)
 	if (rkm_codec_init() || (impl && rkm_codec_use(impl))) {
 		fprintf(stderr, "bench: codec init failed\n");
 		return 1;
+	}
+	for (i = 0; form && i < RKM_NFORMS; i++)
+		if (!strcmp(form, rkm_decode_form_name(i)))
+			rkm_decode_form_set(i);
+	if (form && strcmp(form, rkm_decode_form_name(rkm_decode_form()))) {
+		fprintf(stderr, "bench: --form rows, fused or syndrome\n");
+		return 2;
 	}
 	print_header(argc, argv);
 	if (!nrefs)

@@ -31,6 +31,8 @@ struct rkm_dent {
 	int pq;
 	struct rkm_mat *solve;		/* ed x ed, ed <= 2 */
 	struct rkm_mat *pmt;		/* erased parity rows, x k */
+	struct rkm_mat *syn;		/* one pass: syndromes, then solve */
+	int syn_ok;			/* syn built (pq and ed < k) */
 };
 
 struct rkm_code {
@@ -47,17 +49,26 @@ struct rkm_code {
 	rkm_size_t slot_bytes;
 };
 
-/* Decode in syndrome form where it applies: chosen at init (select.c). */
-static int rkm_syndrome_form = 1;
+/* The form of m = 2-style decodes: chosen at init (select.c). */
+static int rkm_form = RKM_FORM_FUSED;
 
-void rkm_decode_form_set(int syndrome)
+void rkm_decode_form_set(int form)
 {
-	rkm_write_once(rkm_syndrome_form, syndrome);
+	rkm_write_once(rkm_form, form);
 }
 
 int rkm_decode_form(void)
 {
-	return rkm_read_once(rkm_syndrome_form);
+	return rkm_read_once(rkm_form);
+}
+
+const char *rkm_decode_form_name(int form)
+{
+	static const char *const names[RKM_NFORMS] = {
+		"rows", "syndrome", "fused",
+	};
+
+	return form >= 0 && form < RKM_NFORMS ? names[form] : "?";
 }
 
 static int rkm_popcount(rkm_u64 v)
@@ -81,16 +92,22 @@ int rkm_code_m(const struct rkm_code *c)
 
 static rkm_size_t rkm_dent_bytes(int k, int m)
 {
-	return ((2 * rkm_mat_size(m, k) + rkm_mat_size(2, 2) + 2 * k * k +
-		 m * k) + 63) & ~(rkm_size_t)63;
+	return ((2 * rkm_mat_size(m, k) + rkm_mat_size(2, 2) +
+		 rkm_mat_size_post(2, k, 2) + 2 * k * k + m * k) + 63) &
+	       ~(rkm_size_t)63;
 }
 
 static int rkm_dent_init(struct rkm_dent *d, rkm_u8 *mem, int k, int m)
 {
+	rkm_size_t at = 2 * rkm_mat_size(m, k);
+
 	d->mt = (struct rkm_mat *)mem;
 	d->pmt = (struct rkm_mat *)(mem + rkm_mat_size(m, k));
-	d->solve = (struct rkm_mat *)(mem + 2 * rkm_mat_size(m, k));
-	d->scratch = mem + 2 * rkm_mat_size(m, k) + rkm_mat_size(2, 2);
+	d->solve = (struct rkm_mat *)(mem + at);
+	at += rkm_mat_size(2, 2);
+	d->syn = (struct rkm_mat *)(mem + at);
+	at += rkm_mat_size_post(2, k, 2);
+	d->scratch = mem + at;
 	return 0;
 }
 
@@ -222,12 +239,21 @@ static int rkm_dent_build(struct rkm_code *c, struct rkm_dent *d)
 	 */
 	d->pq = c->syn_q && d->surv[k - 1] == k + 1 &&
 		(ed == 1 || (ed == 2 && d->surv[k - 2] == k));
+	d->syn_ok = d->pq && ed < k;
 	if (d->pq) {
 		rkm_mat_prepare(d->solve, ed, ed, binv);
 		for (i = ed; i < ne; i++)
 			memcpy(rows + (i - ed) * k, p + (d->idx[i] - k) * k, k);
 		if (ne > ed)
 			rkm_mat_prepare(d->pmt, ne - ed, k, rows);
+	}
+	if (d->syn_ok) {
+		/* the rows of Sp over Sd (b is free again), solved by B^-1 */
+		for (t = 0; t < ed; t++)
+			for (j = 0; j < k - ed; j++)
+				b[t * (k - ed) + j] =
+					p[(d->surv[k - ed + t] - k) * k + d->surv[j]];
+		rkm_mat_prepare_post(d->syn, ed, k - ed, b, ed, binv);
 	}
 	return 0;
 }
@@ -353,13 +379,30 @@ static void rkm_decode_pq(struct rkm_code *c, struct rkm_dent *d,
 			    (const rkm_u8 *const *)chunks, out + ed, 0);
 }
 
+/*
+ * Decode in one syndrome pass: the erased data straight from the
+ * syndromes of Sp (solved in registers), then erased parity re-encoded
+ * from the complete data.
+ */
+static void rkm_decode_fused(struct rkm_code *c, struct rkm_dent *d,
+			     rkm_size_t len, const rkm_u8 *const *in,
+			     rkm_u8 *const *out, rkm_u8 *const *chunks)
+{
+	int ed = d->syn->nout;
+
+	rkm_run_mul(d->syn, NULL, c->k - ed, len, in, out, 0);
+	if (d->nerased > ed)
+		rkm_run_mul(d->pmt, NULL, c->k, len,
+			    (const rkm_u8 *const *)chunks, out + ed, 0);
+}
+
 int rkm_decode(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
 	       rkm_u8 *const *chunks)
 {
 	const rkm_u8 *in[RKM_MAX_K];
 	rkm_u8 *out[RKM_MAX_M];
 	struct rkm_dent *d;
-	int i;
+	int i, form;
 
 	if (!c || !rkm_len_ok(len) || !rkm_erased_ok(c, erased))
 		return -RKM_EINVAL;
@@ -370,7 +413,10 @@ int rkm_decode(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
 		in[i] = chunks[d->surv[i]];
 	for (i = 0; i < d->nerased; i++)
 		out[i] = chunks[d->idx[i]];
-	if (d->pq && rkm_decode_form())
+	form = rkm_decode_form();
+	if (d->syn_ok && form == RKM_FORM_FUSED)
+		rkm_decode_fused(c, d, len, in, out, chunks);
+	else if (d->pq && form == RKM_FORM_SYNDROME)
 		rkm_decode_pq(c, d, len, in, out, chunks);
 	else
 		rkm_run_mul(d->mt, NULL, c->k, len, in, out, 0);

@@ -21,6 +21,7 @@
 #define RKM_T		__m512i
 #define RKM_TSZ		8
 #define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gaff)
+#define RKM_PTAB(mt)	((const rkm_u8 *)(mt)->paff)
 #define RKM_HORNER_Q	0
 #define RKM_FN(name)	name##_gfni512
 /*

@@ -58,6 +58,10 @@ void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
 	mt->coef = (rkm_u8 *)(mt->gaff + n);
 	mt->ones = 0;
 	mt->pow2 = 0;
+	mt->npost = 0;
+	mt->pcoef = NULL;
+	mt->pnib = NULL;
+	mt->paff = NULL;
 	memcpy(mt->coef, coef, n);
 	for (i = 0; i < n; i++) {
 		memcpy(mt->nib + 32 * i, rkm_gf_nib[coef[i]], 32);
@@ -84,6 +88,50 @@ void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
 			memcpy(mt->gnib + 32 * i, rkm_gf_nib[c], 32);
 			mt->gaff[i] = rkm_gf_aff[c];
 		}
+}
+
+/* Bytes for a syndrome decode matrix: nout x nin, then npost x nout. */
+rkm_size_t rkm_mat_size_post(int nout, int nin, int npost)
+{
+	return rkm_mat_size(nout, nin) + 64 + 41 * (rkm_size_t)npost * nout;
+}
+
+/*
+ * A syndrome decode matrix (rkm_mul_fn): the nout <= RKM_POST_ROWS rows
+ * of @coef over nin inputs, then @post (npost x nout).  The first of two
+ * rows is P's (all ones, by XOR); every other row goes by table, never by
+ * Horner (the parity chunk enters at the end, after the doublings).
+ */
+void rkm_mat_prepare_post(struct rkm_mat *mt, int nout, int nin,
+			  const rkm_u8 *coef, int npost, const rkm_u8 *post)
+{
+	rkm_size_t n = (rkm_size_t)npost * nout, i;
+	rkm_u8 *end = (rkm_u8 *)mt + rkm_mat_size(nout, nin);
+	int r;
+
+	rkm_mat_prepare(mt, nout, nin, coef);
+	mt->rp = nout == 2 ? 0 : -1;
+	mt->rq = -1;
+	mt->nt = 0;
+	for (r = nout == 2 ? 1 : 0; r < nout; r++)
+		mt->trow[mt->nt++] = r;
+	for (r = 0; r < mt->nt; r++)
+		for (i = 0; i < (rkm_size_t)nin; i++) {
+			rkm_u8 c = coef[mt->trow[r] * nin + i];
+			rkm_size_t t = i * mt->nt + r;
+
+			memcpy(mt->gnib + 32 * t, rkm_gf_nib[c], 32);
+			mt->gaff[t] = rkm_gf_aff[c];
+		}
+	mt->npost = npost;
+	mt->pnib = (rkm_u8 *)RKM_ALIGN_UP((unsigned long)end, 64);
+	mt->paff = (rkm_u64 *)(mt->pnib + 32 * n);
+	mt->pcoef = (rkm_u8 *)(mt->paff + n);
+	memcpy(mt->pcoef, post, n);
+	for (i = 0; i < n; i++) {
+		memcpy(mt->pnib + 32 * i, rkm_gf_nib[post[i]], 32);
+		mt->paff[i] = rkm_gf_aff[post[i]];
+	}
 }
 
 /* A prepared matrix in its own allocation (rkm_free() it). */

@@ -46,7 +46,20 @@ struct rkm_mat {
 	rkm_u8 trow[RKM_MAT_ROWS];	/* their row numbers: rq, then ascending */
 	rkm_u8 *gnib;		/* [nin * nt][32], 32-byte aligned */
 	rkm_u64 *gaff;		/* [nin * nt] */
+	/*
+	 * Syndrome decode (npost > 0, see rkm_mul_fn): the rows computed
+	 * are syndromes, outputs are post x syndromes.  Post coefficient
+	 * (i, s) applies to the syndrome of row rp (s = 0, when rp >= 0)
+	 * or of row trow[s - (rp >= 0)].
+	 */
+	int npost;		/* outputs, at most RKM_POST_ROWS */
+	rkm_u8 *pcoef;		/* [npost * nout] */
+	rkm_u8 *pnib;		/* [npost * nout][32] */
+	rkm_u64 *paff;		/* [npost * nout] */
 };
+
+/* rows of a syndrome decode (and outputs): the P and Q syndromes */
+#define RKM_POST_ROWS	2
 
 /*
  * The one primitive every operation goes through:
@@ -54,10 +67,15 @@ struct rkm_mat {
  * for r < mt->nout, j < nin, where col(j) = cols ? cols[j] : j (cols lets
  * delta feed a column twice, or a subset of columns; without cols, nin is
  * mt->nin).  acc: 0 overwrite, 1 accumulate into out.  len and off are
- * multiples of 64.  An output may
- * also be an input when the matrix has at most 2 rows and 4 columns (the
- * syndrome-form solve): every kernel then reads a 64-byte strip of each
- * input before it writes that strip of any output.
+ * multiples of 64.  An output may also be an input when the matrix has at
+ * most 2 rows and 4 columns (the three-pass syndrome form's solve): every
+ * kernel then reads a 64-byte strip of each input before it writes that
+ * strip of any output.
+ *
+ * With mt->npost (a syndrome decode; no cols, acc 0), row r also takes
+ * in[nin + r] with coefficient 1 (its parity chunk): S_r = in[nin + r] +
+ * sum_j coef[r][j] * in[j]; and out[0..npost) = post x S, the syndromes
+ * never leaving the registers.
  */
 typedef void (*rkm_mul_fn)(const struct rkm_mat *mt, const rkm_u8 *cols,
 			   int nin, rkm_size_t off, rkm_size_t len,
@@ -101,15 +119,26 @@ rkm_size_t rkm_mat_size(int nout, int nin);
 void rkm_mat_prepare(struct rkm_mat *mt, int nout, int nin,
 		     const rkm_u8 *coef);
 struct rkm_mat *rkm_mat_alloc(int nout, int nin, const rkm_u8 *coef);
+rkm_size_t rkm_mat_size_post(int nout, int nin, int npost);
+void rkm_mat_prepare_post(struct rkm_mat *mt, int nout, int nin,
+			  const rkm_u8 *coef, int npost, const rkm_u8 *post);
 
 /*
- * codec.c: decode m = 2-style patterns (the data rebuilt from Q, or from P
- * and Q) in syndrome form (1) or with plain rows (0).  The syndrome form
- * needs fewer table terms but three passes over the chunks; select.c
- * measures both for the chosen implementation.
+ * codec.c: how patterns whose data is rebuilt from Q, or from P and Q
+ * (the m = 2 cases), are decoded: with plain rows (ed x k table terms a
+ * byte), in one syndrome pass (the P syndrome by XOR, Q's by table, the
+ * ed x ed solve in registers), or in three syndrome passes (copy parity,
+ * accumulate the syndromes by XOR and Horner's rule, solve in place:
+ * fewest table terms, most memory traffic).  select.c measures the forms
+ * for the chosen implementation.
  */
-void rkm_decode_form_set(int syndrome);
+#define RKM_FORM_ROWS		0
+#define RKM_FORM_SYNDROME	1	/* three passes */
+#define RKM_FORM_FUSED		2	/* one pass */
+#define RKM_NFORMS		3
+void rkm_decode_form_set(int form);
 int rkm_decode_form(void);
+const char *rkm_decode_form_name(int form);
 
 /* select.c: the implementation in use, and the sliced runner */
 const struct rkm_ops *rkm_ops_current(void);

@@ -47,6 +47,43 @@ static void rkm_scalar_rows(const struct rkm_mat *mt, const rkm_u8 *cols,
 	}
 }
 
+/*
+ * A syndrome decode (mt->npost), 64 bytes at a time: the syndromes
+ * S_r = in[nin + r] + sum_j coef[r][j] * in[j], then out = post x S.
+ */
+static void rkm_scalar_post(const struct rkm_mat *mt, int nin,
+			    rkm_size_t off, rkm_size_t len,
+			    const rkm_u8 *const *in, rkm_u8 *const *out)
+{
+	rkm_u8 syn[RKM_POST_ROWS][64];
+	rkm_u8 *sp[RKM_POST_ROWS];
+	const rkm_u8 *ip[RKM_MAX_N];
+	rkm_size_t pos;
+	int r, i, j, b;
+
+	for (pos = off; pos < off + len; pos += 64) {
+		for (j = 0; j < nin; j++)
+			ip[j] = in[j] + pos;
+		for (r = 0; r < mt->nout; r++) {
+			memcpy(syn[r], in[nin + r] + pos, 64);
+			sp[r] = syn[r];
+		}
+		rkm_scalar_rows(mt, NULL, nin, 0, 64, ip, sp, 1);
+		for (i = 0; i < mt->npost; i++) {
+			rkm_u8 *d = out[i] + pos;
+
+			memset(d, 0, 64);
+			for (r = 0; r < mt->nout; r++) {
+				const rkm_u8 *t =
+					rkm_gf_mul_tbl[mt->pcoef[i * mt->nout + r]];
+
+				for (b = 0; b < 64; b++)
+					d[b] ^= t[syn[r][b]];
+			}
+		}
+	}
+}
+
 /* Up to this many inputs may also be outputs (an in-place solve). */
 #define RKM_SCALAR_INPLACE	4
 
@@ -61,6 +98,10 @@ static void rkm_scalar_mul(const struct rkm_mat *mt, const rkm_u8 *cols,
 	rkm_size_t pos;
 	int r, j, alias = 0;
 
+	if (mt->npost) {
+		rkm_scalar_post(mt, nin, off, len, in, out);
+		return;
+	}
 	for (r = 0; r < mt->nout; r++)
 		for (j = 0; j < nin; j++)
 			alias |= out[r] == in[j];

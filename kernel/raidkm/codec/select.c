@@ -260,23 +260,14 @@ static rkm_u64 rkm_time_decode(struct rkm_code *c, rkm_u8 **ch)
 	return t ? t : 1;
 }
 
-/* Pick the faster decode form for the implementation in use. */
+/* Pick the fastest decode form for the implementation in use. */
 static void rkm_choose_decode_form(void)
 {
 	struct rkm_code *c;
 	rkm_u8 *buf, *ch[RKM_BENCH_K + 2];
-	rkm_u64 best[2] = { 0, 0 }, t;
-	int i, form, trial;
+	rkm_u64 best[RKM_NFORMS] = { 0 }, t;
+	int i, form, trial, pick = RKM_FORM_ROWS;
 
-	/*
-	 * A one-instruction multiply makes table terms as cheap as the XOR
-	 * and doubling of the syndromes: the plain rows' single pass wins.
-	 */
-	if (rkm_ops_current()->one_op_mul) {
-		rkm_decode_form_set(0);
-		rkm_info("raidkm: codec decode form rows (one-instruction multiply)\n");
-		return;
-	}
 	c = rkm_code_create(RKM_BENCH_K, 2);
 	buf = rkm_alloc((RKM_BENCH_K + 2) * RKM_BENCH_LEN);
 	if (!c || !buf)
@@ -287,19 +278,23 @@ static void rkm_choose_decode_form(void)
 	}
 	rkm_encode(c, RKM_BENCH_LEN, (const rkm_u8 *const *)ch,
 		   ch + RKM_BENCH_K);
+	/* the forms take turns; trial 0 warms up */
 	for (trial = 0; trial <= RKM_BENCH_TRIALS; trial++) {
-		for (form = 0; form < 2; form++) {
+		for (form = 0; form < RKM_NFORMS; form++) {
 			rkm_decode_form_set(form);
 			t = rkm_time_decode(c, ch);
-			/* trial 0 warms up */
 			if (trial && (!best[form] || t < best[form]))
 				best[form] = t;
 		}
 	}
-	rkm_decode_form_set(best[1] < best[0]);
-	rkm_info("raidkm: codec decode form %s (syndrome %lu MB/s, rows %lu MB/s; 8+2, 2 data lost)\n",
-		 best[1] < best[0] ? "syndrome" : "rows", rkm_mbs(best[1]),
-		 rkm_mbs(best[0]));
+	for (form = 1; form < RKM_NFORMS; form++)
+		if (best[form] < best[pick])
+			pick = form;
+	rkm_decode_form_set(pick);
+	rkm_info("raidkm: codec decode form %s (rows %lu, fused %lu, syndrome %lu MB/s; 8+2, 2 data lost)\n",
+		 rkm_decode_form_name(pick), rkm_mbs(best[RKM_FORM_ROWS]),
+		 rkm_mbs(best[RKM_FORM_FUSED]),
+		 rkm_mbs(best[RKM_FORM_SYNDROME]));
 out:
 	rkm_free(buf);
 	rkm_code_destroy(c);

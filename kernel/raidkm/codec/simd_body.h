@@ -8,6 +8,7 @@
  *   RKM_CTX, RKM_T       per-input multiply context, per-coefficient table
  *   RKM_TSZ              bytes of one coefficient's table in gnib/gaff
  *   RKM_GTAB(mt)         mt->gnib or mt->gaff, as bytes
+ *   RKM_PTAB(mt)         mt->pnib or mt->paff, as bytes
  *   rkm_v_ld/st/xor/zero/mul2 (multiply by 2, for the Horner Q row)
  *   rkm_v_prep(d)        RKM_CTX of an input vector
  *   rkm_v_tbl(mt, i)     RKM_T of coefficient i of @mt (row major)
@@ -54,6 +55,8 @@
 #ifndef RKM_UMAX
 #define RKM_UMAX	RKM_UPQ		/* the largest RKM_NU() */
 #endif
+/* inputs that fit in L1 with room to spare, in bytes (see RKM_NUW) */
+#define RKM_L1_BYTES	(48 << 10)
 /* accumulators of the rows by table: n * RKM_NU(n) at most */
 #define RKM_GACC	(RKM_MAXG * RKM_U > 4 * RKM_UMAX ? RKM_MAXG * RKM_U : \
 			 4 * RKM_UMAX)
@@ -186,8 +189,6 @@ RKM_FN(rkm_simd_plain_nu)(const rkm_u8 *tb, rkm_size_t ts, int nin,
  * overhead further; inputs streamed from L2 keep RKM_NU(n), since more
  * lines per input in flight cost there (measured: Zen 5, 8 inputs).
  */
-#define RKM_L1_BYTES	(48 << 10)
-
 static __always_inline void
 RKM_FN(rkm_simd_plain_len)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 			   rkm_size_t off, rkm_size_t len,
@@ -244,6 +245,98 @@ RKM_FN(rkm_simd_plain_n)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 #endif
 	}
 #undef RKM_PLAIN_CASE
+}
+
+/*
+ * A syndrome decode (mt->npost): the P syndrome by XOR (np), the other
+ * by table, each started from its parity chunk in[nin + row]; then the
+ * npo outputs are post x syndromes, made in registers.
+ */
+static __always_inline void
+RKM_FN(rkm_simd_post)(const struct rkm_mat *mt, int nin, rkm_size_t off,
+		      rkm_size_t len, const rkm_u8 *const *in,
+		      rkm_u8 *const *out, const int np, const int npo,
+		      const int nu)
+{
+	const rkm_u8 *tb = RKM_GTAB(mt), *pt = RKM_PTAB(mt);
+	const rkm_u8 *pp = in[nin], *qp = in[nin + np];
+	rkm_size_t pos;
+	int jj, u, i;
+
+	for (pos = off; pos < off + len; pos += nu * RKM_VW) {
+		RKM_V p[RKM_UMAX], g[RKM_UMAX];
+		const rkm_u8 *t = tb;
+
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++) {
+			if (np)
+				p[u] = rkm_v_ld(pp + pos + u * RKM_VW);
+			g[u] = rkm_v_ld(qp + pos + u * RKM_VW);
+		}
+		for (jj = 0; jj < nin; jj++, t += RKM_TSZ)
+			RKM_FN(rkm_simd_step)(in[jj] + pos, t, p, NULL, g, np, 0,
+					      1, nu, 0);
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++) {
+			RKM_CTX cg = rkm_v_prep(g[u]), cp = cg;
+
+			if (np)
+				cp = rkm_v_prep(p[u]);
+#pragma GCC unroll 2
+			for (i = 0; i < npo; i++) {
+				const rkm_u8 *ti = pt + i * (np + 1) * RKM_TSZ;
+				RKM_V v = rkm_v_term(rkm_v_tblp(ti + np * RKM_TSZ),
+						     cg);
+
+				if (np)
+					v = rkm_v_xor(v, rkm_v_term(rkm_v_tblp(ti),
+								    cp));
+				rkm_v_st(out[i] + pos + u * RKM_VW, v);
+			}
+		}
+	}
+}
+
+/* np, npo and nu as compile-time constants; then 64-byte strips */
+static __always_inline void
+RKM_FN(rkm_simd_post_nu)(const struct rkm_mat *mt, int nin, rkm_size_t off,
+			 rkm_size_t len, const rkm_u8 *const *in,
+			 rkm_u8 *const *out, const int nu)
+{
+	rkm_size_t big = len / (nu * RKM_VW) * (nu * RKM_VW);
+	rkm_size_t tail = len - big;
+
+	if (mt->rp >= 0) {
+		if (big)
+			RKM_FN(rkm_simd_post)(mt, nin, off, big, in, out, 1, 2,
+					      nu);
+		if (tail)
+			RKM_FN(rkm_simd_post)(mt, nin, off + big, tail, in, out,
+					      1, 2, 64 / RKM_VW);
+	} else {
+		if (big)
+			RKM_FN(rkm_simd_post)(mt, nin, off, big, in, out, 0, 1,
+					      nu);
+		if (tail)
+			RKM_FN(rkm_simd_post)(mt, nin, off + big, tail, in, out,
+					      0, 1, 64 / RKM_VW);
+	}
+}
+
+static void RKM_FN(rkm_simd_post_mul)(const struct rkm_mat *mt, int nin,
+				      rkm_size_t off, rkm_size_t len,
+				      const rkm_u8 *const *in,
+				      rkm_u8 *const *out)
+{
+#ifdef RKM_NUW
+	if (RKM_NUW(1) != RKM_NU(1) &&
+	    (nin + mt->nout) * len <= RKM_L1_BYTES) {
+		RKM_FN(rkm_simd_post_nu)(mt, nin, off, len, in, out,
+					 RKM_NUW(1));
+		return;
+	}
+#endif
+	RKM_FN(rkm_simd_post_nu)(mt, nin, off, len, in, out, RKM_NU(1));
 }
 
 /*
@@ -537,6 +630,8 @@ static void RKM_FN(rkm_simd_mul)(const struct rkm_mat *mt, const rkm_u8 *cols,
 	if (cols)
 		RKM_FN(rkm_simd_mapped_mul)(mt, cols, nin, off, len, in, out,
 					    acc);
+	else if (mt->npost)
+		RKM_FN(rkm_simd_post_mul)(mt, nin, off, len, in, out);
 	else
 		RKM_FN(rkm_simd_plain_mul)(mt, nin, off, len, in, out, acc);
 }
