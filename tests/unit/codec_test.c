@@ -370,7 +370,8 @@ static void test_pq(const char *impl)
 	char name[64];
 	int t, bad = 0;
 
-	snprintf(name, sizeof(name), "pq-raid6-%s", impl);
+	snprintf(name, sizeof(name), "pq-raid6-%s-%s", impl,
+		 rkm_q_horner ? "horner" : "table");
 	for (t = 0; t < 6; t++) {
 		struct stripe s;
 		struct rkm_code *c = rkm_code_create(ks[t], 2);
@@ -880,6 +881,10 @@ int main(void)
 			FAIL("impl-use", "%s failed its known-answer check", impls[i]);
 			continue;
 		}
+		/* P+Q both ways: the 2^j row by table and by Horner */
+		rkm_q_form_set(0);
+		test_pq(impls[i]);
+		rkm_q_form_set(1);
 		test_pq(impls[i]);
 		/* decode every way: rows, three syndrome passes, one */
 		for (f = 0; f < RKM_NFORMS; f++) {

@@ -23,13 +23,15 @@
  * each one's dispatcher picked is read from its multibinary entry point
  * and printed.
  *
- * usage: bench_codec [-q] [--impl NAME] [--form NAME] [--isa-l-isa ISA]
+ * usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME]
+ *                    [--isa-l-isa ISA]
  *                    [--ref LABEL=PATH]... [--skipped 'LABEL: why']...
  *   -q             30 rounds a line instead of 120
  *   --impl NAME    our implementation (also RKM_CODEC_IMPL=NAME)
  *   --form NAME    our form of m = 2-style decodes: rows, fused (one
  *                  syndrome pass) or syndrome (three passes); default: the
  *                  one measured fastest at init
+ *   --pq NAME      our 2^j row of P+Q: horner or table (default: measured)
  *   --isa-l-isa    call ISA-L's kernels of that ISA directly instead of
  *                  its dispatcher: avx512_gfni, avx2_gfni, avx512, avx2,
  *                  avx, sse or base (an AVX2-only machine, emulated)
@@ -688,7 +690,8 @@ static void print_header(int argc, char **argv)
 	printf("\n");
 	printf("# chunks: %zu-byte aligned, each side writes its own outputs\n",
 	       chunk_align);
-	printf("# ours: %s (decode form %s)\n", rkm_codec_impl(),
+	printf("# ours: %s (P+Q's 2^j row by %s; m = 2-style decode form %s; both measured at init)\n",
+	       rkm_codec_impl(), rkm_q_horner ? "Horner" : "table",
 	       rkm_decode_form_name(rkm_decode_form()));
 	for (i = 0; i < nrefs; i++)
 		printf("# isa-l %s: %s: %s, %s\n", refs[i].label, refs[i].path,
@@ -706,7 +709,7 @@ int main(int argc, char **argv)
 	};
 	static const size_t lens[] = { 4096, 65536 };
 	static double gbs[1 + MAX_REFS][MAX_ROUNDS];
-	const char *impl = NULL, *form = NULL;
+	const char *impl = NULL, *form = NULL, *pqf = NULL;
 	int g, l, i, op, x;
 
 	for (i = 1; i < argc; i++) {
@@ -718,6 +721,8 @@ int main(int argc, char **argv)
 			impl = argv[++i];
 		} else if (!strcmp(argv[i], "--form") && i + 1 < argc) {
 			form = argv[++i];
+		} else if (!strcmp(argv[i], "--pq") && i + 1 < argc) {
+			pqf = argv[++i];
 		} else if (!strcmp(argv[i], "--isa-l-isa") && i + 1 < argc) {
 			force_isa = argv[++i];
 			if (!cpu_has_isa(force_isa)) {
@@ -744,7 +749,7 @@ int main(int argc, char **argv)
 			   nonly < 16) {
 			only[nonly++] = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--align N] [--only TEXT]...\n");
+			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--align N] [--only TEXT]...\n");
 			return 2;
 		}
 	}
@@ -756,6 +761,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: codec init failed\n");
 		return 1;
 	}
+	if (pqf && strcmp(pqf, "horner") && strcmp(pqf, "table")) {
+		fprintf(stderr, "bench: --pq horner or table\n");
+		return 2;
+	}
+	if (pqf)
+		rkm_q_form_set(!strcmp(pqf, "horner"));
 	for (i = 0; form && i < RKM_NFORMS; i++)
 		if (!strcmp(form, rkm_decode_form_name(i)))
 			rkm_decode_form_set(i);

@@ -19,7 +19,6 @@ struct rkm_nib {
 #define RKM_TSZ		32
 #define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gnib)
 #define RKM_PTAB(mt)	((const rkm_u8 *)(mt)->pnib)
-#define RKM_HORNER_Q	1
 
 #include "simd_v256.h"
 

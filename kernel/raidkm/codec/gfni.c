@@ -22,7 +22,6 @@
 #define RKM_TSZ		8
 #define RKM_GTAB(mt)	((const rkm_u8 *)(mt)->gaff)
 #define RKM_PTAB(mt)	((const rkm_u8 *)(mt)->paff)
-#define RKM_HORNER_Q	0
 #define RKM_FN(name)	name##_gfni512
 /*
  * Four strips (256 bytes) an iteration while at most four rows go by

@@ -140,6 +140,14 @@ void rkm_decode_form_set(int form);
 int rkm_decode_form(void);
 const char *rkm_decode_form_name(int form);
 
+/*
+ * select.c: the 2^j row of a plain multiply in which it is the only row
+ * by table (the P+Q encode of m = 2) by Horner's rule (1) or by table (0),
+ * measured at init for the implementation in use; the kernels read it.
+ */
+extern int rkm_q_horner;
+void rkm_q_form_set(int horner);
+
 /* select.c: the implementation in use, and the sliced runner */
 const struct rkm_ops *rkm_ops_current(void);
 void rkm_run_mul(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,

@@ -260,12 +260,35 @@ static rkm_u64 rkm_time_decode(struct rkm_code *c, rkm_u8 **ch)
 	return t ? t : 1;
 }
 
-/* Pick the fastest decode form for the implementation in use. */
-static void rkm_choose_decode_form(void)
+int rkm_q_horner = 1;
+
+void rkm_q_form_set(int horner)
+{
+	rkm_write_once(rkm_q_horner, horner);
+}
+
+/* ns for RKM_BENCH_RUNS 8+2 encodes of 4 KiB chunks */
+static rkm_u64 rkm_time_encode2(struct rkm_code *c, rkm_u8 **ch)
+{
+	rkm_u64 t0 = rkm_now_ns(), t;
+	int iter;
+
+	for (iter = 0; iter < RKM_BENCH_RUNS; iter++)
+		rkm_encode(c, RKM_BENCH_LEN, (const rkm_u8 *const *)ch,
+			   ch + RKM_BENCH_K);
+	t = rkm_now_ns() - t0;
+	return t ? t : 1;
+}
+
+/*
+ * Pick the faster 2^j row for P+Q, then the fastest decode form, for the
+ * implementation in use (8+2, 4 KiB chunks; the variants take turns).
+ */
+static void rkm_choose_forms(void)
 {
 	struct rkm_code *c;
 	rkm_u8 *buf, *ch[RKM_BENCH_K + 2];
-	rkm_u64 best[RKM_NFORMS] = { 0 }, t;
+	rkm_u64 best[RKM_NFORMS] = { 0 }, bq[2] = { 0 }, t;
 	int i, form, trial, pick = RKM_FORM_ROWS;
 
 	c = rkm_code_create(RKM_BENCH_K, 2);
@@ -276,9 +299,19 @@ static void rkm_choose_decode_form(void)
 		ch[i] = buf + i * RKM_BENCH_LEN;
 		memset(ch[i], 0x3c + 7 * i, RKM_BENCH_LEN);
 	}
-	rkm_encode(c, RKM_BENCH_LEN, (const rkm_u8 *const *)ch,
-		   ch + RKM_BENCH_K);
-	/* the forms take turns; trial 0 warms up */
+	/* trial 0 warms up */
+	for (trial = 0; trial <= RKM_BENCH_TRIALS; trial++) {
+		for (form = 0; form < 2; form++) {
+			rkm_q_form_set(form);
+			t = rkm_time_encode2(c, ch);
+			if (trial && (!bq[form] || t < bq[form]))
+				bq[form] = t;
+		}
+	}
+	rkm_q_form_set(bq[1] <= bq[0]);
+	rkm_info("raidkm: codec P+Q by %s (table %lu, Horner %lu MB/s; 8+2 encode)\n",
+		 bq[1] <= bq[0] ? "Horner" : "table", rkm_mbs(bq[0]),
+		 rkm_mbs(bq[1]));
 	for (trial = 0; trial <= RKM_BENCH_TRIALS; trial++) {
 		for (form = 0; form < RKM_NFORMS; form++) {
 			rkm_decode_form_set(form);
@@ -337,6 +370,7 @@ int rkm_codec_use(const char *name)
 	if (ret)
 		return ret;
 	rkm_write_once(rkm_cur, rkm_impls[i].ops);
+	rkm_choose_forms();
 	return 0;
 }
 
@@ -374,7 +408,7 @@ static int rkm_codec_init_once(void)
 			goto fail;
 		}
 		rkm_write_once(rkm_cur, rkm_impls[i].ops);
-		rkm_choose_decode_form();
+		rkm_choose_forms();
 		return 0;
 	}
 	for (i = 0; i < RKM_NIMPL; i++) {
@@ -424,7 +458,7 @@ static int rkm_codec_init_once(void)
 	}
 	rkm_write_once(rkm_cur, best);
 	rkm_info("raidkm: codec chose %s (%lu MB/s)\n", best->name, best_mbs);
-	rkm_choose_decode_form();
+	rkm_choose_forms();
 	return 0;
 fail:
 	rkm_init_state = ret;

@@ -14,8 +14,6 @@
  *   rkm_v_tbl(mt, i)     RKM_T of coefficient i of @mt (row major)
  *   rkm_v_tblp(p)        RKM_T at p, in RKM_GTAB(mt)
  *   rkm_v_term(t, c)     the product coefficient * input
- *   RKM_HORNER_Q         1: the 2^j row by Horner's rule when it is the
- *                        only row by table, 0: always by table
  *   RKM_NU(n)            optional: vectors per iteration of a plain pass
  *                        with n rows by table (register pressure; up to
  *                        RKM_UMAX); default RKM_STRIPS 64-byte strips,
@@ -28,8 +26,9 @@
  * Plain multiplies (no column map: encode, decode) walk every input once
  * per pass, in 64-byte strips, keeping in registers up to RKM_MAXG general
  * rows, whose tables the pass reads through one pointer (the matrix keeps
- * them input major), plus the matrix's XOR row and, with RKM_HORNER_Q,
- * its 2^j row by Horner's rule (q = 2q + d from the last input down).  Multiplies through a column map
+ * them input major), plus the matrix's XOR row and, when rkm_q_horner
+ * says so, its 2^j row by Horner's rule (q = 2q + d from the last input
+ * down).  Multiplies through a column map
  * (delta, syndromes) take the general path below.
  */
 #ifndef RKM_STRIPS
@@ -341,18 +340,17 @@ static void RKM_FN(rkm_simd_post_mul)(const struct rkm_mat *mt, int nin,
 
 /*
  * The 2^j row by Horner's rule or by table: Horner's rule chains one
- * doubling per input, table terms are independent of each other.  With
- * RKM_HORNER_Q (PSHUFB, where a doubling costs half a table term) the
- * rule is used when that row is the only one by table, which leaves the
- * pass without the nibble split and tables; GFNI's one-instruction
- * multiply takes the table.
+ * doubling per input, table terms are independent of each other.  The
+ * rule is used when that row is the only one by table (P+Q), which leaves
+ * the pass without the nibble split and tables, and rkm_q_horner (measured
+ * at init) says it is faster here.
  */
 static void RKM_FN(rkm_simd_plain_mul)(const struct rkm_mat *mt, int nin,
 				       rkm_size_t off, rkm_size_t len,
 				       const rkm_u8 *const *in,
 				       rkm_u8 *const *out, int acc)
 {
-	int horner = RKM_HORNER_Q && mt->rq >= 0 && mt->nt == 1;
+	int horner = rkm_q_horner && mt->rq >= 0 && mt->nt == 1;
 	const rkm_u8 *tb = RKM_GTAB(mt) + horner * RKM_TSZ;
 	const rkm_u8 *rows = mt->trow + horner;
 	int nt = mt->nt - horner, x0 = 0, x;
