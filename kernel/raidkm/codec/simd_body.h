@@ -345,41 +345,51 @@ static void RKM_FN(rkm_simd_post_mul)(const struct rkm_mat *mt, int nin,
  * the pass without the nibble split and tables, and rkm_q_horner (measured
  * at init) says it is faster here.
  */
+/* P+Q with Q by Horner's rule: kept apart from the table passes below */
+static noinline void
+RKM_FN(rkm_simd_horner_mul)(const struct rkm_mat *mt, int nin, rkm_size_t off,
+			    rkm_size_t len, const rkm_u8 *const *in,
+			    rkm_u8 *const *out, int acc)
+{
+	rkm_u8 *qo = out[mt->rq];
+
+	if (mt->rp >= 0)
+		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
+					   out[mt->rp], qo, NULL, acc, 1, 1, 0);
+	else
+		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in, NULL,
+					   qo, NULL, acc, 0, 1, 0);
+}
+
 static void RKM_FN(rkm_simd_plain_mul)(const struct rkm_mat *mt, int nin,
 				       rkm_size_t off, rkm_size_t len,
 				       const rkm_u8 *const *in,
 				       rkm_u8 *const *out, int acc)
 {
-	int horner = rkm_q_horner && mt->rq >= 0 && mt->nt == 1;
-	const rkm_u8 *tb = RKM_GTAB(mt) + horner * RKM_TSZ;
-	const rkm_u8 *rows = mt->trow + horner;
-	int nt = mt->nt - horner, x0 = 0, x;
+	const rkm_u8 *tb = RKM_GTAB(mt);
 	rkm_u8 *po = mt->rp >= 0 ? out[mt->rp] : NULL;
-	rkm_u8 *qo = horner ? out[mt->rq] : NULL;
 	rkm_u8 *go[RKM_MAXG];
+	int x0 = 0, x;
 
+	if (rkm_q_horner && mt->rq >= 0 && mt->nt == 1) {
+		RKM_FN(rkm_simd_horner_mul)(mt, nin, off, len, in, out, acc);
+		return;
+	}
 	do {
-		int n = nt - x0 < RKM_MAXG ? nt - x0 : RKM_MAXG;
+		int n = mt->nt - x0 < RKM_MAXG ? mt->nt - x0 : RKM_MAXG;
 
 		for (x = 0; x < n; x++)
-			go[x] = out[rows[x0 + x]];
-		if (po && qo)
+			go[x] = out[mt->trow[x0 + x]];
+		if (po)
 			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
-						 po, qo, go, acc, 1, 1, n);
-		else if (po)
-			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
-						 po, qo, go, acc, 1, 0, n);
-		else if (qo)
-			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
-						 po, qo, go, acc, 0, 1, n);
+						 po, NULL, go, acc, 1, 0, n);
 		else
 			RKM_FN(rkm_simd_plain_n)(tb, mt->nt, nin, off, len, in,
-						 po, qo, go, acc, 0, 0, n);
+						 NULL, NULL, go, acc, 0, 0, n);
 		tb += n * RKM_TSZ;
 		x0 += n;
 		po = NULL;
-		qo = NULL;
-	} while (x0 < nt);
+	} while (x0 < mt->nt);
 }
 
 /* ---- multiplies through a column map --------------------------------------- */

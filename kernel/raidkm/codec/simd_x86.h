@@ -12,6 +12,9 @@
 #define _MM_MALLOC_H_INCLUDED
 #else
 #include <sys/cdefs.h>		/* __always_inline */
+#ifndef noinline
+#define noinline	__attribute__((__noinline__))
+#endif
 #endif
 #include <immintrin.h>
 #include "rkm_codec_int.h"
