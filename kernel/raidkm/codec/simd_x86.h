@@ -13,7 +13,7 @@
 #else
 #include <sys/cdefs.h>		/* __always_inline */
 #ifndef noinline
-#define noinline	__attribute__((__noinline__))
+#define noinline	__attribute_noinline__	/* sys/cdefs.h */
 #endif
 #endif
 #include <immintrin.h>
