@@ -422,8 +422,9 @@ static void test_decode_pq(const char *impl)
 	long bad = 0, cases = 0;
 	int g;
 
-	snprintf(name, sizeof(name), "decode-pq-%s-%s", impl,
-		 rkm_decode_form_name(rkm_decode_form()));
+	snprintf(name, sizeof(name), "decode-pq-%s-%s-%s", impl,
+		 rkm_decode_form_name(rkm_decode_form()),
+		 rkm_q_horner ? "horner" : "table");
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
 		int k = geo[g][0], m = geo[g][1], n = k + m, a, b, i, li;
 		struct rkm_code *c = rkm_code_create(k, m);
@@ -488,8 +489,9 @@ static void test_impl(const char *impl)
 	char name[64];
 	int g, bad = 0, cases = 0;
 
-	snprintf(name, sizeof(name), "impl-%s-%s", impl,
-		 rkm_decode_form_name(rkm_decode_form()));
+	snprintf(name, sizeof(name), "impl-%s-%s-%s", impl,
+		 rkm_decode_form_name(rkm_decode_form()),
+		 rkm_q_horner ? "horner" : "table");
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
 		int k = geo[g][0], m = geo[g][1], li, ai, i;
 		struct rkm_code *c = rkm_code_create(k, m);
@@ -569,6 +571,77 @@ next:
 	else
 		printf("PASS %s (encode/delta/decode vs reference, %d cases, lengths 64..16576, offsets 0..63)\n",
 		       name, cases);
+}
+
+/*
+ * Every erasure pattern of every (k, m) with k + m <= 12 (m up to 10) in
+ * the implementation, decode form and P+Q way in use: at 64 bytes and at
+ * 192 bytes 33 bytes off alignment, and one pattern in 16 at 4416 bytes
+ * (the tails of every iteration width) and at 20480 bytes for k <= 4 (past
+ * one 64 KiB slice of input); the encode against the reference first.
+ */
+static void test_decode_forms(const char *impl)
+{
+	static const size_t lens[] = { 64, 192, 4096 + 320, 20480 };
+	char name[80];
+	long patterns = 0, bad = 0;
+	int n, m, li;
+
+	snprintf(name, sizeof(name), "decode-all-%s-%s-%s", impl,
+		 rkm_decode_form_name(rkm_decode_form()),
+		 rkm_q_horner ? "horner" : "table");
+	for (n = 3; n <= 12; n++)
+		for (m = 1; n - m >= RKM_MIN_K; m++)
+			for (li = 0; li < 4; li++) {
+				int k = n - m, i;
+				size_t len = lens[li];
+				struct rkm_code *c;
+				struct stripe s;
+				unsigned char *orig, *par[RKM_MAX_M];
+				rkm_u64 e;
+
+				if (li == 3 && k > 4)
+					continue;
+				c = rkm_code_create(k, m);
+				stripe_init(&s, k, m, len, li == 1 ? 33 : 0);
+				orig = malloc(n * len);
+				for (i = 0; i < k; i++)
+					memcpy(orig + i * len, s.ch[i], len);
+				for (i = 0; i < m; i++)
+					par[i] = orig + (k + i) * len;
+				ref_encode(&s, par);
+				rkm_encode(c, len, (const rkm_u8 *const *)s.ch,
+					   s.ch + k);
+				for (i = k; i < n; i++)
+					if (memcmp(orig + i * len, s.ch[i], len)) {
+						bad++;
+						memcpy(s.ch[i], orig + i * len, len);
+					}
+				for (e = 1; e < (1ull << n); e++) {
+					if (__builtin_popcountll(e) > m ||
+					    (li >= 2 && rnd() % 16))
+						continue;
+					patterns++;
+					for (i = 0; i < n; i++)
+						if ((e >> i) & 1)
+							memset(s.ch[i], 0x5a, len);
+					if (rkm_decode(c, len, e, s.ch))
+						bad++;
+					for (i = 0; i < n; i++)
+						if (memcmp(orig + i * len, s.ch[i], len)) {
+							bad++;
+							memcpy(s.ch[i], orig + i * len, len);
+						}
+				}
+				free(orig);
+				stripe_free(&s);
+				rkm_code_destroy(c);
+			}
+	if (bad)
+		FAIL(name, "%ld wrong encodes or decodes (%ld patterns)", bad, patterns);
+	else
+		printf("PASS %s (%ld erasure patterns, k+m <= 12, 64..20480 bytes)\n",
+		       name, patterns);
 }
 
 /* every erasure pattern of size 1..m for every (k, m), k + m <= 20 */
@@ -861,7 +934,7 @@ static void test_cache(void)
 int main(void)
 {
 	const char *best;
-	int i, f, form;
+	int i, f, form, h, q;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ref_tables();
@@ -876,24 +949,31 @@ int main(void)
 	test_affine();
 	list_impls();
 	form = rkm_decode_form();	/* as measured at init */
+	q = rkm_q_horner;
 	for (i = 0; i < impl_count; i++) {
 		if (rkm_codec_use(impls[i])) {
-			FAIL("impl-use", "%s failed its known-answer check", impls[i]);
+			FAIL("impl-use", "%s failed its known-answer check or self-test",
+			     impls[i]);
 			continue;
 		}
-		/* P+Q both ways: the 2^j row by table and by Horner */
-		rkm_q_form_set(0);
-		test_pq(impls[i]);
-		rkm_q_form_set(1);
-		test_pq(impls[i]);
-		/* decode every way: rows, three syndrome passes, one */
-		for (f = 0; f < RKM_NFORMS; f++) {
-			rkm_decode_form_set(f);
-			test_impl(impls[i]);
-			test_decode_pq(impls[i]);
+		/*
+		 * every choice init may make: the 2^j row of P+Q by table and
+		 * by Horner, times the decode forms (rows, three syndrome
+		 * passes, one)
+		 */
+		for (h = 0; h < 2; h++) {
+			rkm_q_form_set(h);
+			test_pq(impls[i]);
+			for (f = 0; f < RKM_NFORMS; f++) {
+				rkm_decode_form_set(f);
+				test_impl(impls[i]);
+				test_decode_pq(impls[i]);
+				test_decode_forms(impls[i]);
+			}
 		}
 	}
 	rkm_codec_use(best);
+	rkm_q_form_set(q);
 	for (f = 0; f < RKM_NFORMS; f++) {
 		if (f == form)
 			continue;

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel-only glue of the codec: the read-only module parameter
- * codec_impl (/sys/module/raidkm/parameters/codec_impl) naming the
- * implementation rkm_codec_init() chose.
+ * Kernel-only glue of the codec: the module parameters under
+ * /sys/module/raidkm/parameters/.  codec_impl (read-only) names the
+ * implementation rkm_codec_init() chose.  codec_decode_form and codec_pq
+ * name the choices it measured (the form of m = 2-style decodes, the 2^j
+ * row of P+Q); root may write another name to force one, for tests.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
 #include "rkm_codec.h"
+#include "rkm_codec_int.h"
 
 static int rkm_codec_impl_get(char *buf, const struct kernel_param *kp)
 {
@@ -19,3 +23,57 @@ static const struct kernel_param_ops rkm_codec_impl_ops = {
 
 module_param_cb(codec_impl, &rkm_codec_impl_ops, NULL, 0444);
 MODULE_PARM_DESC(codec_impl, "codec implementation in use (read-only)");
+
+static int rkm_decode_form_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", rkm_decode_form_name(rkm_decode_form()));
+}
+
+static int rkm_decode_form_param_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	int form;
+
+	for (form = 0; form < RKM_NFORMS; form++)
+		if (sysfs_streq(val, rkm_decode_form_name(form))) {
+			rkm_decode_form_set(form);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const struct kernel_param_ops rkm_decode_form_ops = {
+	.get = rkm_decode_form_get,
+	.set = rkm_decode_form_param_set,
+};
+
+module_param_cb(codec_decode_form, &rkm_decode_form_ops, NULL, 0644);
+MODULE_PARM_DESC(codec_decode_form,
+		 "form of m = 2-style decodes: rows, fused or syndrome (measured at load; write to force)");
+
+static int rkm_q_form_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(rkm_q_horner) ? "horner" : "table");
+}
+
+static int rkm_q_form_param_set(const char *val,
+				const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "horner"))
+		rkm_q_form_set(1);
+	else if (sysfs_streq(val, "table"))
+		rkm_q_form_set(0);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static const struct kernel_param_ops rkm_q_form_ops = {
+	.get = rkm_q_form_get,
+	.set = rkm_q_form_param_set,
+};
+
+module_param_cb(codec_pq, &rkm_q_form_ops, NULL, 0644);
+MODULE_PARM_DESC(codec_pq,
+		 "P+Q's 2^j row: horner or table (measured at load; write to force)");

@@ -155,4 +155,7 @@ void rkm_run_mul(const struct rkm_mat *mt, const rkm_u8 *cols, int nin,
 		 rkm_u8 *const *out, int acc);
 int rkm_codec_ensure_init(void);
 
+/* selftest.c: the implementation in use in every form, against the field */
+int rkm_codec_selftest(void);
+
 #endif /* RKM_CODEC_INT_H */

@@ -119,7 +119,7 @@ static inline rkm_u64 rkm_now_ns(void)
 }
 
 /* User space stays quiet; the kernel logs the same events with pr_info. */
-#define rkm_info(...)		do { } while (0)
+#define rkm_info(...)		do { if (0) printf(__VA_ARGS__); } while (0)
 #define rkm_err(...)		fprintf(stderr, __VA_ARGS__)
 #define rkm_getenv(name)	getenv(name)
 #define rkm_read_once(x)	__atomic_load_n(&(x), __ATOMIC_ACQUIRE)

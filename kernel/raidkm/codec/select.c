@@ -378,6 +378,7 @@ int rkm_codec_impl_usable(const char *name)
 
 int rkm_codec_use(const char *name)
 {
+	const struct rkm_ops *prev;
 	int i = rkm_impl_find(name), ret;
 
 	if (i < 0 || !rkm_impls[i].usable())
@@ -388,7 +389,13 @@ int rkm_codec_use(const char *name)
 	ret = rkm_kat(rkm_impls[i].ops);
 	if (ret)
 		return ret;
+	prev = rkm_ops_current();
 	rkm_write_once(rkm_cur, rkm_impls[i].ops);
+	ret = rkm_codec_selftest();
+	if (ret) {
+		rkm_write_once(rkm_cur, prev);
+		return ret < 0 ? ret : -RKM_EINVAL;
+	}
 	rkm_choose_forms();
 	return 0;
 }
@@ -402,13 +409,11 @@ const char *rkm_codec_impl(void)
 
 static int rkm_codec_init_once(void)
 {
-	const struct rkm_ops *best = NULL;
-	unsigned long best_mbs = 0, mbs;
 	const char *force = rkm_getenv("RKM_CODEC_IMPL");
 	rkm_u64 dt[RKM_NIMPL] = { 0 }, t;
 	struct rkm_bench bench = { 0 };
 	int ok[RKM_NIMPL];
-	int i, ret, trial;
+	int i, ret, trial, best;
 
 	rkm_gf_init();
 	rkm_init_state = 1;	/* tables ready: the checks below may run */
@@ -427,6 +432,13 @@ static int rkm_codec_init_once(void)
 			goto fail;
 		}
 		rkm_write_once(rkm_cur, rkm_impls[i].ops);
+		ret = rkm_codec_selftest();
+		if (ret) {
+			rkm_err("raidkm: RKM_CODEC_IMPL=%s: wrong results in its self-test\n",
+				force);
+			ret = ret < 0 ? ret : -RKM_EINVAL;
+			goto fail;
+		}
 		rkm_choose_forms();
 		return 0;
 	}
@@ -460,23 +472,32 @@ static int rkm_codec_init_once(void)
 		}
 	}
 	rkm_bench_exit(&bench);
-	for (i = 0; i < RKM_NIMPL; i++) {
-		if (!ok[i])
-			continue;
-		mbs = rkm_mbs(dt[i]);
-		rkm_info("raidkm: codec %s: known-answer ok, %lu MB/s (8+4 encode, 4 KiB)\n",
-			 rkm_impls[i].ops->name, mbs);
-		if (!best || mbs > best_mbs) {
-			best = rkm_impls[i].ops;
-			best_mbs = mbs;
+	for (i = 0; i < RKM_NIMPL; i++)
+		if (ok[i])
+			rkm_info("raidkm: codec %s: known-answer ok, %lu MB/s (8+4 encode, 4 KiB)\n",
+				 rkm_impls[i].ops->name, rkm_mbs(dt[i]));
+	/* the fastest whose self-test passes in every form */
+	for (;;) {
+		best = -1;
+		for (i = 0; i < RKM_NIMPL; i++)
+			if (ok[i] && (best < 0 || dt[i] < dt[best]))
+				best = i;
+		if (best < 0) {
+			ret = -RKM_EINVAL;
+			goto fail;
 		}
+		rkm_write_once(rkm_cur, rkm_impls[best].ops);
+		ret = rkm_codec_selftest();
+		if (!ret)
+			break;
+		if (ret < 0)
+			goto fail;
+		rkm_err("raidkm: codec %s refused: wrong results in its self-test\n",
+			rkm_impls[best].ops->name);
+		ok[best] = 0;
 	}
-	if (!best) {
-		ret = -RKM_EINVAL;
-		goto fail;
-	}
-	rkm_write_once(rkm_cur, best);
-	rkm_info("raidkm: codec chose %s (%lu MB/s)\n", best->name, best_mbs);
+	rkm_info("raidkm: codec chose %s (%lu MB/s), self-test ok in every form\n",
+		 rkm_impls[best].ops->name, rkm_mbs(dt[best]));
 	rkm_choose_forms();
 	return 0;
 fail:

@@ -11,7 +11,7 @@ RKM_CODEC_DIR   := $(TOP)/kernel/raidkm/codec
 RKM_CODEC_OBJ   := $(BUILD)/codec
 RKM_CODEC_LIB   := $(BUILD)/lib/librkmcodec.a
 RKM_CODEC_HDRS  := $(wildcard $(RKM_CODEC_DIR)/*.h)
-RKM_CODEC_NAMES := gf mat scalar select codec ssse3 avx2 avx512 gfni
+RKM_CODEC_NAMES := gf mat scalar select codec selftest ssse3 avx2 avx512 gfni
 RKM_CODEC_OBJS  := $(addprefix $(RKM_CODEC_OBJ)/,$(addsuffix .o,$(RKM_CODEC_NAMES)))
 export RKM_CODEC_LIB
 
@@ -29,6 +29,33 @@ $(RKM_CODEC_LIB): $(RKM_CODEC_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# The same sources once more with the code-generation flags of the kernel
+# builds (Linux 6.12's Makefile and arch/x86/Makefile, as kbuild passes
+# them; "make V=1" in build/kmod/KVER shows them) that user space can take
+# without changing the ABI: char unsigned (every kernel since 6.2), no
+# strict aliasing or overflow, no jump tables, zeroed locals, stack
+# protector, no red zone.  The unit test runs against both, since a
+# compiler may turn the same intrinsics into different code under them
+# (GCC 12's _mm256_blendv_epi8 under -funsigned-char).  Not taken:
+# -mcmodel=kernel, -mpreferred-stack-boundary=3 (calls into libc).
+RKM_CODEC_KFLAGS := -funsigned-char -fno-strict-aliasing -fno-strict-overflow \
+	-fno-delete-null-pointer-checks -fno-jump-tables \
+	-ftrivial-auto-var-init=zero -fstack-protector-strong \
+	-fcf-protection=branch -fconserve-stack -fno-allow-store-data-races \
+	-falign-functions=16 -mno-red-zone
+RKM_CODEC_KOBJ  := $(BUILD)/codec-kflags
+RKM_CODEC_KLIB  := $(BUILD)/lib/librkmcodec-kflags.a
+RKM_CODEC_KOBJS := $(addprefix $(RKM_CODEC_KOBJ)/,$(addsuffix .o,$(RKM_CODEC_NAMES)))
+
+$(RKM_CODEC_KOBJ)/%.o: $(RKM_CODEC_DIR)/%.c $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(RKM_CODEC_KFLAGS) $(RKM_CODEC_FLAGS_$*) -c -o $@ $<
+
+$(RKM_CODEC_KLIB): $(RKM_CODEC_KOBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
 # ---- unit test ----------------------------------------------------------
 RKM_CODEC_TEST := $(BUILD)/tests/codec_test
 UNIT_TESTS += $(RKM_CODEC_TEST)
@@ -36,6 +63,14 @@ UNIT_TESTS += $(RKM_CODEC_TEST)
 $(RKM_CODEC_TEST): $(TOP)/tests/unit/codec_test.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+
+# the same test against the library built with the kernel's flags
+RKM_CODEC_KTEST := $(BUILD)/tests/codec_test_kflags
+UNIT_TESTS += $(RKM_CODEC_KTEST)
+
+$(RKM_CODEC_KTEST): $(TOP)/tests/unit/codec_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
 
 .PHONY: codec-lib
 codec-lib: $(RKM_CODEC_LIB)
