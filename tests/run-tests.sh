@@ -60,7 +60,11 @@ for k in ${kernels:-default}; do
 	[ -n "$guest" ] && [ "$k" != default ] && echo "=== kernel $k"
 	for s in $guest; do
 		echo "=== guest: ${s#"$top"/}${kopt[1]:+ on $k}"
-		"$top/tools/vm/run-scenario.sh" "${kopt[@]}" "$s" >"$out"
+		# a scenario with a "# runner: PATH" header (PATH from the top
+		# directory) is run by that program, which calls run-scenario.sh
+		# itself and may report several tests
+		runner=$(sed -n 's/^# runner: *\([^ ]*\).*/\1/p' "$s" | head -n 1)
+		"$top/${runner:-tools/vm/run-scenario.sh}" "${kopt[@]}" "$s" >"$out"
 		rc=$?
 		cat "$out"
 		retried=$((retried + $(grep -c '^RETRY ' "$out")))

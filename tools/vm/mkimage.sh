@@ -53,11 +53,45 @@ done
 # busybox's links must not shadow real programs
 rm -f "$root/bin/mdadm"
 
+# mdadm's upstream test suite (tools/mdadm-tests): bash, and the real
+# programs its scripts call where busybox has none or a smaller one
+# (mkfs.ext3, fsck, mkfs, lsblk, blockdev --getsize, losetup); the suite
+# itself (the "test" driver and tests/) from the mdadm source the build
+# fetched, and our harness scripts
+copy_real() {	# copy_real PROG DST [LINK...]: over busybox's applet
+	local p l
+	p=$(command -v "$1") || die "$1 not found (install $2)"
+	rm -f "$root/bin/${3##*/}" "$root$3"
+	copy_prog "$p" "$3"
+	for l in "${@:4}"; do
+		rm -f "$root/bin/$l"
+		ln -sf "${3##*/}" "$root${3%/*}/$l"
+	done
+}
+copy_real bash bash /bin/bash
+copy_real mke2fs e2fsprogs /sbin/mke2fs mkfs.ext2 mkfs.ext3 mkfs.ext4
+copy_real e2fsck e2fsprogs /sbin/e2fsck fsck.ext2 fsck.ext3 fsck.ext4
+copy_real fsck util-linux /sbin/fsck
+copy_real mkfs util-linux /sbin/mkfs
+copy_real blockdev util-linux /sbin/blockdev
+copy_real losetup mount /sbin/losetup
+copy_real lsblk util-linux /bin/lsblk
+mdsrc=${MDADM_SRC:-${mdadm%/*}/mdadm-4.2}
+[ -f "$mdsrc/test" ] && [ -f "$mdsrc/tests/func.sh" ] ||
+	die "no mdadm test suite in $mdsrc (run make mdadm)"
+mkdir -p "$root/usr/share/mdadm-tests" "$root/lib/raidkm/mdadm-tests"
+cp "$mdsrc/test" "$root/usr/share/mdadm-tests/"
+cp -r "$mdsrc/tests" "$root/usr/share/mdadm-tests/"
+for f in variants.sh guest-run.sh; do
+	install -m 0755 "$here/../mdadm-tests/$f" "$root/lib/raidkm/mdadm-tests/$f"
+done
+
 # kernel modules: the named ones and everything they depend on
 # (nvmet, nvmet-tcp and nvme-tcp: a km array exported over NVMe/TCP on the
-# guest's loopback, tests/guest/export-nvmet.sh)
+# guest's loopback, tests/guest/export-nvmet.sh; ext4: mdadm's upstream
+# tests)
 mods="md-mod raid0 raid1 raid456 brd loop dm-mod dm-flakey dm-delay crc32c_generic
-      scsi_debug sd_mod virtio_pci virtio_blk virtio_console
+      scsi_debug sd_mod virtio_pci virtio_blk virtio_console ext4
       nvmet nvmet-tcp nvme-tcp nvme-fabrics nvme-core"
 want=$(mktemp)
 for m in $mods; do
