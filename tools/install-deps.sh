@@ -44,9 +44,13 @@ install() {
 # The Debian packages ("make deb", Documentation/packaging.rst) need
 # debhelper, dh-dkms, quilt, lintian, mdadm's build dependencies
 # (groff-base, po-debconf, libudev-dev) and dkms for their test.
+# mdadm's upstream tests in the guest (Documentation/testing.rst) want
+# the real mke2fs/e2fsck (e2fsprogs) and losetup (mount) in the image;
+# both are Priority: required but not Essential, so a minimal system may
+# lack them.
 PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	build-essential bc kmod cpio xz-utils dpkg-dev pkg-config
-	qemu-system-x86 busybox-static fio dmsetup
+	qemu-system-x86 busybox-static fio dmsetup e2fsprogs mount
 	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev nasm
 	debhelper dh-dkms dkms quilt lintian groff-base po-debconf
 	python3 perl git"

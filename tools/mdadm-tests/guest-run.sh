@@ -82,7 +82,7 @@ run() {
 	local name=$1 level=$2 pid spid rc
 	why=""
 	(cd "$work/$level" && exec ./test --tests="$name" --save-logs \
-		--logdir="$work/logs/$level") >"$work/out" 2>&1 &
+		--logdir="$work/logs/$level") </dev/null >"$work/out" 2>&1 &
 	pid=$!
 	sleep "$limit" &
 	spid=$!

@@ -6,7 +6,7 @@ UNIT_TESTS += $(TOP)/tools/mdadm-tests/check-variants.sh
 # (the source tree comes with "make mdadm")
 $(TOP)/tools/mdadm-tests/check-variants.sh: | mdadm
 
-# every test, not only the CI set: about 25 minutes of guest time per kernel
+# every test, not only the CI set: 20 to 30 minutes of guest time per kernel
 .PHONY: check-mdadm-upstream
 check-mdadm-upstream: all vm-images
 	@rc=0; for k in $(CHECK_KVERS); do \

@@ -59,18 +59,18 @@ TESTS="00raid6 00readonly 00names 01raid6integ 01r6fail 01replace 02r6grow
 05r6-grow-internal 05r6-grow-internal-1 05r6-grow-external 05r6-re-add
 06name 06sysfs"
 
-# the CI set ("make check"): a test of each kind, about 6 minutes of
+# the CI set ("make check"): a test of each kind, 5 to 7 minutes of
 # guest time per kernel (measured with other guests sharing the 2 host
 # cores); the others ("full") run with run-upstream.sh --all (make
 # check-mdadm-upstream).  Left out of CI: 01raid6integ (4 to 7 minutes:
 # fifteen degraded reads of the whole array and fifteen rebuilds per
-# level), 04update-metadata (0.90 to 1.0 conversion), 04r6update
-# (--update=resync), the internal-bitmap tests (04update-uuid creates
-# and assembles arrays with internal bitmaps; 05r6-bitmapfile runs the
-# dirty-bit, failure and recovery sequence with a bitmap file),
-# 05r6-grow-external and 05r6-re-add
+# level), 04r6update (--update=resync), the internal-bitmap tests
+# (04update-uuid creates and assembles arrays with internal bitmaps;
+# 05r6-bitmapfile runs the dirty-bit, failure and recovery sequence with
+# a bitmap file), 05r6-grow-external and 05r6-re-add
 CI_TESTS="00raid6 00readonly 00names 01r6fail 01replace 02r6grow
-03r6assem-failed 03assem-incr 04update-uuid 05r6-bitmapfile 06name 06sysfs"
+03r6assem-failed 03assem-incr 04update-uuid 04update-metadata
+05r6-bitmapfile 06name 06sysfs"
 
 # every variant, raid6 and km alike: mdadm 4.2 (Debian's, so ours) reads
 # "-r" as an option with an argument (its short option string says "r:",
