@@ -30,6 +30,9 @@ export KVER
 KDIR ?= /lib/modules/$(KVER)/build
 KSRC ?=
 CHECK_KVERS ?= $(KVERS_ALL)
+# how many kernels' guest suites "make check" runs at once
+# (tests/run-tests.sh --lanes)
+CHECK_LANES ?= 2
 
 TOP   := $(CURDIR)
 BUILD := $(TOP)/build
@@ -91,7 +94,8 @@ user: $(USER_BINS) $(UNIT_TESTS)
 # the Debian packages (tools/deb/deb.mk) are built and tested too
 check: all $(UNIT_TESTS) vm-images deb
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS) $(DEB_TESTS)" \
-		--kernels "$(CHECK_KVERS)" --guest "$(GUEST_SCENARIOS)"
+		--kernels "$(CHECK_KVERS)" --lanes $(CHECK_LANES) \
+		--guest "$(GUEST_SCENARIOS)"
 
 check-unit: $(UNIT_TESTS)
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)"

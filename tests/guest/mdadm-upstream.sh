@@ -4,7 +4,7 @@
 # Documentation/testing.rst, "mdadm's upstream tests".  Its host-side
 # runner boots the guest and reports each test and level on its own line.
 # runner: tools/mdadm-tests/run-upstream.sh
-# timeout: 900
+# timeout: 2100
 # mem: 1536
 # disks: 1 1024
 tests=""	# run-upstream.sh --tests puts a subset here

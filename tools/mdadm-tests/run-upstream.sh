@@ -16,7 +16,7 @@
 #                        [--logdir DIR] [SCENARIO]
 #   SCENARIO  default tests/guest/mdadm-upstream.sh; tests/run-tests.sh
 #             calls this script for it (its "# runner:" header)
-#   (default) the CI set (variants.sh: CI_TESTS, 5 to 7 minutes)
+#   (default) the CI set (variants.sh: CI_TESTS, 12 to 15 minutes)
 #   --all     every test (20 to 30 minutes per kernel)
 #   --tests   these tests (names as "tools/mdadm-tests/variants.sh --list"
 #             prints them)
@@ -56,8 +56,8 @@ for t in $tests; do
 done
 
 # other tests than the CI set go to the guest in a copy of the scenario,
-# with 30 s per run of its plan added to its time limit (--all: 900 +
-# 30 * 63 s, 47 minutes, for 21 to 27 measured)
+# with 30 s per run of its plan added to its time limit (--all: 2100 +
+# 30 * 63 s, 67 minutes, for 21 to 27 measured)
 if [ -n "$tests" ]; then
 	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$scenario" | head -n 1)
 	sed -e "s/^tests=\"\"/tests=\"$tests\"/" \

@@ -59,18 +59,20 @@ TESTS="00raid6 00readonly 00names 01raid6integ 01r6fail 01replace 02r6grow
 05r6-grow-internal 05r6-grow-internal-1 05r6-grow-external 05r6-re-add
 06name 06sysfs"
 
-# the CI set ("make check"): a test of each kind, 5 to 7 minutes of
-# guest time per kernel (measured with other guests sharing the 2 host
-# cores); the others ("full") run with run-upstream.sh --all (make
-# check-mdadm-upstream).  Left out of CI: 01raid6integ (4 to 7 minutes:
-# fifteen degraded reads of the whole array and fifteen rebuilds per
-# level), 04r6update (--update=resync), the internal-bitmap tests
-# (04update-uuid creates and assembles arrays with internal bitmaps;
-# 05r6-bitmapfile runs the dirty-bit, failure and recovery sequence with
-# a bitmap file), 05r6-grow-external and 05r6-re-add
-CI_TESTS="00raid6 00readonly 00names 01r6fail 01replace 02r6grow
-03r6assem-failed 03assem-incr 04update-uuid 04update-metadata
-05r6-bitmapfile 06name 06sysfs"
+# the CI set ("make check"): every test issue 19 names, each bitmap test
+# in one metadata form where its forms take long (05r6-internalbitmap,
+# 05r6-grow-internal: about 45 s and 30 s per level, 0.90 and 1.x alike),
+# 12 to 15 minutes of guest time per kernel; the others ("full") run with
+# run-upstream.sh --all (make check-mdadm-upstream): the -v1a/-v1b forms
+# of 05r6-internalbitmap, 05r6-grow-internal-1 and 05r6-grow-external
+CI_TESTS="00raid6 00readonly 00names 01raid6integ 01r6fail 01replace
+02r6grow 03r6assem-failed 03assem-incr 04update-uuid 04update-metadata
+04r6update 05r6-bitmapfile 05r6-internalbitmap 05r6-add-internalbitmap
+05r6-add-internalbitmap-v1a 05r6-add-internalbitmap-v1b
+05r6-add-internalbitmap-v1c 05r6-remove-internalbitmap
+05r6-remove-internalbitmap-v1a 05r6-remove-internalbitmap-v1b
+05r6-remove-internalbitmap-v1c 05r6-grow-internal 05r6-re-add 06name
+06sysfs"
 
 # every variant, raid6 and km alike: mdadm 4.2 (Debian's, so ours) reads
 # "-r" as an option with an argument (its short option string says "r:",
