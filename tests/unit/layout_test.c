@@ -9,6 +9,10 @@
  *   parity      over any n consecutive stripes every member holds exactly
  *               m parity chunks and k data chunks
  *   chunkmap    km_member_chunk inverts km_chunk_member
+ *   (the three above for rotation 0, km's, and rotation 1, raid6's)
+ *   raid6       rotation 1 with m = 2 places P, Q and the data where md
+ *               raid6's left-symmetric layout does (raid5.c's rule,
+ *               restated here independently)
  *   plan        rmw/rcw choice by I/O count, full-stripe detection,
  *               degraded plans read every survivor and decode the lost
  */
@@ -32,6 +36,9 @@ static void report(const char *name, const char *why)
 
 static char msg[256];
 
+/* parity rotation the bijection and parity checks run with */
+static int rot;
+
 /* Is (n, m, chunk) mapped one-to-one over @stripes chunk stripes? */
 static const char *check_bijection(int n, int m, unsigned int cs, int stripes)
 {
@@ -40,7 +47,7 @@ static const char *check_bijection(int n, int m, unsigned int cs, int stripes)
 	unsigned char *seen;
 	struct km_loc loc;
 
-	if (km_geom_init(&g, n, m, cs))
+	if (km_geom_init(&g, n, m, cs) || km_geom_set_rotation(&g, rot))
 		return "geom_init refused a valid geometry";
 	span = (km_sector_t)stripes * cs;	/* member sectors covered */
 	total = (km_sector_t)stripes * cs * g.k;	/* array sectors */
@@ -87,6 +94,7 @@ static const char *check_parity(int n, int m)
 	int load[64], dload[64], start, s, i;
 
 	km_geom_init(&g, n, m, 8);
+	km_geom_set_rotation(&g, rot);
 	for (start = 0; start < 3 * n; start += n - 1) {
 		memset(load, 0, sizeof(load));
 		memset(dload, 0, sizeof(dload));
@@ -111,6 +119,39 @@ static const char *check_parity(int n, int m)
 			if (load[i] != m || dload[i] != g.k) {
 				snprintf(msg, sizeof(msg), "n=%d m=%d: member %d holds %d parity, %d data chunks over %d stripes",
 					 n, m, i, load[i], dload[i], n);
+				return msg;
+			}
+	}
+	return NULL;
+}
+
+/*
+ * md raid6, left-symmetric: in chunk stripe s of n members, P is on
+ * member n - 1 - (s mod n), Q on the next member (wrapping), and data
+ * chunk d on the member d + 2 after P; Q's coefficient for data chunk d
+ * is g^d, as the codec's parity row 1 (so only placement is checked).
+ */
+static const char *check_raid6(int n)
+{
+	struct km_geom g;
+	int s, d, pd;
+
+	if (km_geom_init(&g, n, 2, 8) || km_geom_set_rotation(&g, 1))
+		return "rotation 1 refused";
+	for (s = 0; s < 3 * n; s++) {
+		pd = n - 1 - s % n;
+		if (km_chunk_member(&g, s, g.k) != pd ||
+		    km_chunk_member(&g, s, g.k + 1) != (pd + 1) % n) {
+			snprintf(msg, sizeof(msg), "n=%d stripe %d: P/Q on %d/%d, raid6 has %d/%d",
+				 n, s, km_chunk_member(&g, s, g.k),
+				 km_chunk_member(&g, s, g.k + 1), pd, (pd + 1) % n);
+			return msg;
+		}
+		for (d = 0; d < g.k; d++)
+			if (km_chunk_member(&g, s, d) != (pd + 2 + d) % n) {
+				snprintf(msg, sizeof(msg), "n=%d stripe %d: data %d on %d, raid6 has %d",
+					 n, s, d, km_chunk_member(&g, s, d),
+					 (pd + 2 + d) % n);
 				return msg;
 			}
 	}
@@ -194,20 +235,33 @@ int main(void)
 	const char *why = NULL;
 	unsigned int g, c;
 
-	for (g = 0; g < sizeof(geo) / sizeof(geo[0]) && !why; g++)
-		for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]) && !why; c++)
-			why = check_bijection(geo[g].n, geo[g].m, chunks[c],
-					      geo[g].n * 4);
-	report("layout_bijection", why);
+	for (rot = 0; rot <= 1; rot++) {
+		const char *name = rot ? "layout_bijection_raid6_rotation" :
+					 "layout_bijection";
+		const char *pname = rot ? "layout_parity_even_raid6_rotation" :
+					  "layout_parity_even";
+
+		why = NULL;
+		for (g = 0; g < sizeof(geo) / sizeof(geo[0]) && !why; g++)
+			for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]) && !why; c++)
+				why = check_bijection(geo[g].n, geo[g].m,
+						      chunks[c], geo[g].n * 4);
+		report(name, why);
+
+		why = NULL;
+		for (g = 3; g <= 64 && !why; g++) {
+			unsigned int m;
+
+			for (m = 1; m <= 16 && (int)g - (int)m >= 2 && !why; m++)
+				why = check_parity(g, m);
+		}
+		report(pname, why);
+	}
 
 	why = NULL;
-	for (g = 3; g <= 64 && !why; g++) {
-		unsigned int m;
-
-		for (m = 1; m <= 16 && (int)g - (int)m >= 2 && !why; m++)
-			why = check_parity(g, m);
-	}
-	report("layout_parity_even", why);
+	for (g = 4; g <= 64 && !why; g++)
+		why = check_raid6(g);
+	report("layout_raid6_left_symmetric", why);
 
 	{
 		struct km_geom geom;
@@ -219,6 +273,9 @@ int main(void)
 			why = "accepted a chunk that is not a power of two";
 		else if (!km_geom_init(&geom, 6, 0, 8))
 			why = "accepted m=0";
+		else if (km_geom_init(&geom, 6, 2, 8) ||
+			 !km_geom_set_rotation(&geom, 2))
+			why = "accepted rotation 2";
 		report("layout_geometry_checks", why);
 	}
 	report("plan_write", check_plan());

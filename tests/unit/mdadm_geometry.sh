@@ -94,6 +94,8 @@ refuse layout-empty-m-refused "layout for km must be 'mNN'" \
 	$C --layout=m --raid-devices=8 $(files 8)
 refuse layout-negative-refused "layout for km must be 'mNN'" \
 	$C --layout=m-1 --raid-devices=8 $(files 8)
+refuse layout-rotation-suffix-refused "layout for km must be 'mNN' or 'mNN-raid6'" \
+	$C --layout=m2-raid5 --raid-devices=8 $(files 8)
 refuse metadata-ddf-refused "km arrays need 1.x or 0.90 metadata, not ddf" \
 	$C --metadata=ddf --layout=m2 --raid-devices=4 $(files 4)
 # 0.90 metadata: at most 27 members (spares included), members below 4 TiB
@@ -128,6 +130,7 @@ accept m16-k2-accepted $C --layout=m16 --raid-devices=18 $(files 17)
 accept m16-k48-accepted $C --layout=m16 --raid-devices=64 $(files 63)
 accept default-m2-k2-accepted $C --raid-devices=4 $(files 3)
 accept uppercase-M-accepted $C -p M4 --raid-devices=6 $(files 5)
+accept raid6-rotation-accepted $C --layout=m2-raid6 --raid-devices=6 $(files 5)
 accept metadata-0.90-accepted $C --metadata=0.90 --raid-devices=6 $(files 5)
 accept metadata-0.90-27-accepted $C --metadata=0.90 -p m3 --raid-devices=27 $(files 26)
 accept metadata-0.90-25+2-accepted $C -e 0.90 --raid-devices=25 --spare-devices=2 $(files 26)

@@ -35,26 +35,16 @@ static bool km_has_failed(struct km_conf *conf)
 	return conf->mddev->degraded > conf->geom.m;
 }
 
-/* Check the geometry md hands us; name the problem when refusing. */
-static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out)
+/*
+ * Check a km shape (layout word, chunk sectors, members) for @mddev;
+ * name the problem when refusing.
+ */
+int km_check_shape(struct mddev *mddev, unsigned int layout, int chunk,
+		   int n, int *m_out, int *algo_out)
 {
 	const char *name = mdname(mddev);
-	unsigned int layout = mddev->new_layout;
-	int chunk = mddev->new_chunk_sectors;
-	int n = mddev->raid_disks, m, algo;
+	int m, algo;
 
-	if (mddev->new_level != RAIDKM_LEVEL || mddev->level != RAIDKM_LEVEL) {
-		pr_err("md/km:%s: level %d is not km (%d)\n", name,
-		       mddev->new_level, RAIDKM_LEVEL);
-		return -EINVAL;
-	}
-	if (mddev->reshape_position != MaxSector ||
-	    mddev->new_layout != mddev->layout ||
-	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
-	    mddev->delta_disks) {
-		pr_err("md/km:%s: reshape is not supported\n", name);
-		return -EINVAL;
-	}
 	if (layout & RAIDKM_LAYOUT_RESERVED) {
 		pr_err("md/km:%s: layout 0x%x has reserved bits set\n", name,
 		       layout);
@@ -62,7 +52,7 @@ static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out)
 	}
 	m = layout & RAIDKM_LAYOUT_M_MASK;
 	algo = (layout & RAIDKM_LAYOUT_ALGO_MASK) >> RAIDKM_LAYOUT_ALGO_SHIFT;
-	if (algo != 0) {
+	if (algo != RAIDKM_ROT_KM && algo != RAIDKM_ROT_RAID6) {
 		pr_err("md/km:%s: unknown parity rotation algorithm %d\n",
 		       name, algo);
 		return -EINVAL;
@@ -92,6 +82,28 @@ static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out)
 	*m_out = m;
 	*algo_out = algo;
 	return 0;
+}
+
+/* Check the geometry md hands us to run. */
+static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out)
+{
+	const char *name = mdname(mddev);
+
+	if (mddev->new_level != RAIDKM_LEVEL || mddev->level != RAIDKM_LEVEL) {
+		pr_err("md/km:%s: level %d is not km (%d)\n", name,
+		       mddev->new_level, RAIDKM_LEVEL);
+		return -EINVAL;
+	}
+	if (mddev->reshape_position != MaxSector ||
+	    mddev->new_layout != mddev->layout ||
+	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
+	    mddev->delta_disks) {
+		pr_err("md/km:%s: reshape is not supported\n", name);
+		return -EINVAL;
+	}
+	return km_check_shape(mddev, mddev->new_layout,
+			      mddev->new_chunk_sectors, mddev->raid_disks,
+			      m_out, algo_out);
 }
 
 static sector_t km_size(struct mddev *mddev, sector_t sectors, int raid_disks)
@@ -125,7 +137,7 @@ static void km_free_conf(struct km_conf *conf)
 	kfree(conf);
 }
 
-static struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
+struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 {
 	struct km_conf *conf;
 	struct md_rdev *rdev;
@@ -145,7 +157,8 @@ static struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 	bio_list_init(&conf->deferred_writes);
 	INIT_WORK(&conf->retry_work, km_retry_reads);
 	if (km_geom_init(&conf->geom, mddev->raid_disks, m,
-			 mddev->chunk_sectors))
+			 mddev->chunk_sectors) ||
+	    km_geom_set_rotation(&conf->geom, algo))
 		goto einval;
 	conf->disks = kcalloc(conf->geom.n, sizeof(*conf->disks), GFP_KERNEL);
 	if (!conf->disks)
@@ -252,14 +265,14 @@ static int km_run(struct mddev *mddev)
 	ret = km_check_geometry(mddev, &m, &algo);
 	if (ret)
 		return ret;
-	if (mddev->private) {
-		pr_err("md/km:%s: takeover is not supported\n", mdname(mddev));
-		return -EINVAL;
+	/* a takeover (takeover.c) has set up the conf already */
+	conf = mddev->private;
+	if (!conf) {
+		conf = km_setup_conf(mddev, m, algo);
+		if (IS_ERR(conf))
+			return PTR_ERR(conf);
+		mddev->private = conf;
 	}
-	conf = km_setup_conf(mddev, m, algo);
-	if (IS_ERR(conf))
-		return PTR_ERR(conf);
-	mddev->private = conf;
 
 	mddev->dev_sectors &= ~((sector_t)mddev->chunk_sectors - 1);
 	if (mddev->dev_sectors < mddev->chunk_sectors) {
@@ -559,6 +572,7 @@ static struct md_personality km_personality = {
 	.resize		= km_resize,
 	.size		= km_size,
 	.quiesce	= km_quiesce,
+	.takeover	= km_takeover,
 };
 
 int rkm_personality_register(void)

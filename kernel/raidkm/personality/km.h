@@ -253,6 +253,14 @@ extern const struct attribute_group km_attr_group;
 /* km.c */
 int km_calc_degraded(struct km_conf *conf);
 
+/* km.c: a shape's checks and a conf, for run and takeover */
+int km_check_shape(struct mddev *mddev, unsigned int layout, int chunk,
+		   int n, int *m_out, int *algo_out);
+struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo);
+
+/* takeover.c: md raid6 (left-symmetric) becomes km m=2 in place */
+void *km_takeover(struct mddev *mddev);
+
 /* handle.c helpers used by sync.c */
 void km_submit_job(struct km_stripe *sh, enum rkm_job_op op, km_mask_t mask,
 		   enum km_phase phase);

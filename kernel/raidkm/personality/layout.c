@@ -18,6 +18,15 @@ int km_geom_init(struct km_geom *g, int n, int m, unsigned int chunk_sectors)
 	g->k = n - m;
 	g->chunk_sectors = chunk_sectors;
 	g->chunk_shift = shift;
+	g->rot = 0;
+	return 0;
+}
+
+int km_geom_set_rotation(struct km_geom *g, int rot)
+{
+	if (rot != 0 && rot != 1)
+		return -1;
+	g->rot = rot;
 	return 0;
 }
 
@@ -31,6 +40,12 @@ int km_chunk_member(const struct km_geom *g, km_sector_t stripe, int chunk)
 {
 	int p = km_parity0(g, stripe);
 
+	if (g->rot == 1) {
+		/* raid6: parity from p rightwards, then the data */
+		if (chunk < g->k)
+			return (p + g->m + chunk) % g->n;
+		return (p + chunk - g->k) % g->n;
+	}
 	if (chunk < g->k)
 		return (p + 1 + chunk) % g->n;
 	return (p - (chunk - g->k) + g->n) % g->n;
@@ -39,8 +54,13 @@ int km_chunk_member(const struct km_geom *g, km_sector_t stripe, int chunk)
 int km_member_chunk(const struct km_geom *g, km_sector_t stripe, int member)
 {
 	int p = km_parity0(g, stripe);
-	int rel = (member - p - 1 + 2 * g->n) % g->n;
+	int rel;
 
+	if (g->rot == 1) {
+		rel = (member - p + g->n) % g->n;
+		return rel < g->m ? g->k + rel : rel - g->m;
+	}
+	rel = (member - p - 1 + 2 * g->n) % g->n;
 	if (rel < g->k)
 		return rel;
 	/* rel = n - 1 - i for parity chunk i */

@@ -12,6 +12,11 @@
  * (p + 1 + d) mod n, so parity walks one member to the left per stripe
  * and data follows it (see Documentation/layout.rst).
  *
+ * That is rotation 0.  Rotation 1 (md raid6's left-symmetric placement,
+ * for arrays taken over from raid6) puts parity chunk i on member
+ * (p + i) mod n and data chunk d on member (p + m + d) mod n: with m = 2,
+ * P on p, Q on p + 1 and the data from p + 2, as raid6 does.
+ *
  * The codec numbers the chunks of a stripe 0..k-1 (data) and k..n-1
  * (parity); layout_member_chunk() gives that number for a member.
  */
@@ -32,6 +37,7 @@ struct km_geom {
 	int n;			/* members: k + m */
 	unsigned int chunk_shift;	/* log2(chunk_sectors) */
 	unsigned int chunk_sectors;	/* a power of two */
+	int rot;		/* parity rotation: 0 (km) or 1 (raid6's) */
 };
 
 /* Where one array sector lives. */
@@ -42,8 +48,11 @@ struct km_loc {
 	km_sector_t msector;	/* sector on that member (from data_offset) */
 };
 
-/* Fill @g; returns 0, or -1 when the geometry is not usable. */
+/* Fill @g (rotation 0); returns 0, or -1 when the geometry is not usable. */
 int km_geom_init(struct km_geom *g, int n, int m, unsigned int chunk_sectors);
+
+/* Set @g's parity rotation; returns 0, or -1 for an unknown rotation. */
+int km_geom_set_rotation(struct km_geom *g, int rot);
 
 /* Array sector -> member location. */
 void km_map(const struct km_geom *g, km_sector_t sector, struct km_loc *loc);

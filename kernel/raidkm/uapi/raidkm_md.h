@@ -18,14 +18,19 @@
 
 /*
  * The md layout word of a km array: bits 0-7 hold m, the number of parity
- * chunks per stripe; bits 8-15 the parity rotation algorithm (0: the only
- * one defined, see Documentation/layout.rst); bits 16-31 must be zero.
+ * chunks per stripe; bits 8-15 the parity rotation algorithm (see
+ * Documentation/layout.rst); bits 16-31 must be zero.  Rotation 0 is km's
+ * own; rotation 1 places parity and data as md raid6's left-symmetric
+ * layout does (the layout an md raid6 array taken over as km keeps).
  */
 #define RAIDKM_LAYOUT_M_MASK	0xff
 #define RAIDKM_LAYOUT_ALGO_SHIFT	8
 #define RAIDKM_LAYOUT_ALGO_MASK	0xff00
 #define RAIDKM_LAYOUT_RESERVED	0xffff0000u
 #define RAIDKM_LAYOUT(m)	(m)
+#define RAIDKM_ROT_KM		0
+#define RAIDKM_ROT_RAID6	1
+#define RAIDKM_LAYOUT_ROT(m, rot)	((m) | ((rot) << RAIDKM_LAYOUT_ALGO_SHIFT))
 
 /* Geometry limits (k data + m parity members) */
 #define RAIDKM_MIN_M		1
