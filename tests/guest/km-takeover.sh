@@ -7,8 +7,11 @@
 # the data verify, and km's own "check" finds no mismatch (km's P and Q
 # are raid6's, chunk for chunk).  Then km serves it as any km array:
 # two members failed and rebuilt, new writes, stop and assemble by mdadm
-# (layout m2-raid6 in --detail/--examine).  Refused, changing nothing:
-# raid6 in another layout, raid5, and takeover during a resync.
+# (layout m2-raid6 in --detail/--examine); and back to md raid6 by
+# "mdadm --assemble --update=raid6" (data verify, raid6's check finds no
+# mismatch).  Refused, changing nothing: raid6 in another layout, raid5,
+# takeover during a resync, --update=raid6 of a km array in km's own
+# rotation.
 # timeout: 300
 . /lib/raidkm/lib.sh
 rmmod brd 2>/dev/null
@@ -67,7 +70,27 @@ check mdadm_km --assemble /dev/md0 $(members 6)
 [ "$(cat $S/level)" = km ] || fail "assembled as $(cat $S/level)"
 [ "$(cat $S/layout)" = 258 ] || fail "assembled with layout $(cat $S/layout)"
 verify "after assemble"
+wait_clean md0
 check mdadm_km --stop /dev/md0
+
+note "back to raid6: assemble with --update=raid6"
+check mdadm_km --assemble /dev/md0 --update=raid6 $(members 6)
+[ "$(cat $S/level)" = raid6 ] || fail "--update=raid6 assembled $(cat $S/level)"
+[ "$(cat $S/layout)" = 2 ] || fail "--update=raid6 left layout $(cat $S/layout)"
+verify "back on raid6"
+check_clean md0 "raid6 after the way back"
+check mdadm_km --stop /dev/md0
+
+note "refused: --update=raid6 on a km array of km's own rotation"
+check mdadm_km --zero-superblock $(members 6)
+check mdadm_km --create /dev/md0 --run --level=km --layout=m2 \
+	--raid-devices=6 --chunk=64 --assume-clean $(members 6)
+check mdadm_km --stop /dev/md0
+mdadm_km --assemble /dev/md0 --update=raid6 $(members 6) 2>/tmp/err &&
+	fail "--update=raid6 accepted a km m2 array"
+grep -q "needs a km array of layout m2-raid6" /tmp/err || fail "mdadm said: $(cat /tmp/err)"
+mdadm_km --stop /dev/md0 2>/dev/null
+mdadm_km --examine /dev/ram0 | grep -q 'Raid Level : km' || fail "a refused --update=raid6 changed the superblock"
 
 note "refused: raid6 right-asymmetric; the array stays raid6"
 check mdadm_km --zero-superblock $(members 6)
