@@ -221,11 +221,11 @@ static void km_end_rwrite(struct bio *bio)
 	struct md_rdev *rdev = dev->rrdev;
 
 	if (bio->bi_status) {
-		set_bit(WriteErrorSeen, &rdev->flags);
 		pr_err_ratelimited("md/km:%s: write error on replacement %pg at sector %llu\n",
 				   mdname(mddev), rdev->bdev,
 				   (unsigned long long)sh->sector);
-		md_error(mddev, rdev);
+		if (!km_bb_record(sh, dev - sh->dev, rdev))
+			md_error(mddev, rdev);
 	}
 	bio_uninit(bio);
 	dev->rrdev = NULL;
@@ -242,11 +242,11 @@ static void km_end_write(struct bio *bio)
 
 	if (bio->bi_status) {
 		set_bit(KM_DEV_WRITE_ERR, &dev->flags);
-		set_bit(WriteErrorSeen, &rdev->flags);
 		pr_err_ratelimited("md/km:%s: write error on %pg at sector %llu\n",
 				   mdname(mddev), rdev->bdev,
 				   (unsigned long long)sh->sector);
-		md_error(mddev, rdev);
+		if (!km_bb_record(sh, dev - sh->dev, rdev))
+			md_error(mddev, rdev);
 	}
 	clear_bit(KM_DEV_WRITING, &dev->flags);
 	bio_uninit(bio);
@@ -347,8 +347,13 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 		struct md_rdev *rdev;
 
 		clear_bit(KM_DEV_WRITE_ERR, &dev->flags);
+		clear_bit(KM_DEV_BAD_ROW, &dev->flags);
 		if (main & km_bit(i)) {
 			rdev = km_get_rdev(sh, i, true);
+			if (rdev && !km_bb_write_ok(sh, i, rdev, false)) {
+				rdev_dec_pending(rdev, sh->conf->mddev);
+				rdev = NULL;
+			}
 			if (rdev) {
 				set_bit(KM_DEV_WRITING, &dev->flags);
 				km_submit_dev(sh, i, rdev, opf, sync, false);
@@ -356,6 +361,10 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 		}
 		if (repl & km_bit(i)) {
 			rdev = km_get_replacement(sh->conf, dev->member);
+			if (rdev && !km_bb_write_ok(sh, i, rdev, true)) {
+				rdev_dec_pending(rdev, sh->conf->mddev);
+				rdev = NULL;
+			}
 			if (rdev)
 				km_submit_dev(sh, i, rdev, opf, sync, true);
 		}
@@ -739,12 +748,15 @@ void km_handle_stripe(struct km_stripe *sh)
 			return;
 		break;
 	case KM_PH_WRITE:
+		km_bb_write_done(sh);
 		if (sh->round == KM_RD_WRITE)
 			km_finish_write_round(sh);
 		else if (sh->round == KM_RD_REWRITE)
 			km_finish_rewrite(sh);
 		else if (sh->round == KM_RD_SYNC)
-			km_sync_finish(sh, !km_flag_mask(sh, KM_DEV_WRITE_ERR));
+			/* a row recorded bad is no reason to stop the sync */
+			km_sync_finish(sh, !(km_flag_mask(sh, KM_DEV_WRITE_ERR) &
+					     ~km_flag_mask(sh, KM_DEV_BAD_ROW)));
 		sh->round = KM_RD_NONE;
 		break;
 	}

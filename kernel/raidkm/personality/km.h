@@ -7,6 +7,7 @@
  *   request.c bios from md                 sync.c    resync, recovery, check
  *   sysfs.c   /sys/block/mdX/md/km/        km.c      the md_personality table
  *   replace.c hot replace (members with a replacement)
+ *   badblocks.c bad-block records
  *
  * See Documentation/personality.rst.
  */
@@ -54,6 +55,9 @@ enum {
 	KM_DEV_READ_ERR,	/* member read failed: rebuild and rewrite */
 	KM_DEV_WRITE_ERR,	/* the last write of this page failed */
 	KM_DEV_WRITING,		/* a write of this page is in flight */
+	KM_DEV_BAD_ROW,		/* with WRITE_ERR: the member's row is
+				 * recorded bad (badblocks.c), not written
+				 */
 };
 
 /* One member's page of a stripe row, indexed by codec chunk number. */
@@ -71,6 +75,7 @@ struct km_dev {
 	struct md_rdev *rrdev;		/* replacement being written */
 	struct bio rbio;
 	struct bio_vec rvec;
+	struct md_rdev *bb_rdev;	/* written over its bad-block record */
 };
 
 /* struct km_stripe.state */
@@ -153,6 +158,8 @@ struct km_stats {
 	atomic64_t full_stripe_writes;
 	atomic64_t read_errors_corrected;
 	atomic64_t scrub_repaired;
+	atomic64_t bad_blocks_recorded;
+	atomic64_t bad_blocks_cleared;
 };
 
 struct km_conf {
@@ -246,6 +253,13 @@ int km_add_replacement(struct km_conf *conf, struct md_rdev *rdev, int first,
 void km_promote_replacement(struct km_conf *conf, struct km_disk *p);
 int km_replacement_active(struct km_conf *conf, struct km_disk *p);
 bool km_slot_in_sync(struct km_disk *p);
+
+/* badblocks.c */
+bool km_rdev_bad(struct md_rdev *rdev, sector_t sector, int sectors);
+bool km_bb_write_ok(struct km_stripe *sh, int i, struct md_rdev *rdev,
+		    bool repl);
+bool km_bb_record(struct km_stripe *sh, int i, struct md_rdev *rdev);
+void km_bb_write_done(struct km_stripe *sh);
 
 /* sysfs.c */
 extern const struct attribute_group km_attr_group;

@@ -20,11 +20,15 @@ static struct md_rdev *km_live(struct md_rdev *rdev)
 	return rdev && !test_bit(Faulty, &rdev->flags) ? rdev : NULL;
 }
 
-/* Whether @rdev holds valid data for member sectors [@sector, +@sectors). */
+/*
+ * Whether @rdev holds valid data for member sectors [@sector, +@sectors):
+ * rebuilt there, and no bad-block record (badblocks.c).
+ */
 static bool km_rdev_covers(struct md_rdev *rdev, sector_t sector, int sectors)
 {
-	return test_bit(In_sync, &rdev->flags) ||
-		sector + sectors <= rdev->recovery_offset;
+	return (test_bit(In_sync, &rdev->flags) ||
+		sector + sectors <= rdev->recovery_offset) &&
+		!km_rdev_bad(rdev, sector, sectors);
 }
 
 /*

@@ -47,6 +47,10 @@ KM_RO_ATTR(full_stripe_writes, atomic64_read(&conf->stats.full_stripe_writes));
 KM_RO_ATTR(read_errors_corrected,
 	   atomic64_read(&conf->stats.read_errors_corrected));
 KM_RO_ATTR(scrub_repaired, atomic64_read(&conf->stats.scrub_repaired));
+KM_RO_ATTR(bad_blocks_recorded,
+	   atomic64_read(&conf->stats.bad_blocks_recorded));
+KM_RO_ATTR(bad_blocks_cleared,
+	   atomic64_read(&conf->stats.bad_blocks_cleared));
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
@@ -90,6 +94,8 @@ static struct attribute *km_attrs[] = {
 	&km_attr_full_stripe_writes.attr,
 	&km_attr_read_errors_corrected.attr,
 	&km_attr_scrub_repaired.attr,
+	&km_attr_bad_blocks_recorded.attr,
+	&km_attr_bad_blocks_cleared.attr,
 	NULL,
 };
 
