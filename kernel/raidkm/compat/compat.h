@@ -246,13 +246,19 @@ static inline int rkm_bitmap_resize(struct mddev *mddev, sector_t blocks)
 /*
  * The array's queue limits: members' limits stacked, @io_min and @io_opt
  * bytes, at most @max_hw_sectors per bio, any number of segments, no
- * discard or write-zeroes, write cache and FUA passed on, and no
- * REQ_NOWAIT (km may sleep in ->make_request()).  Arrays inside
- * device-mapper (dm-raid) keep dm's limits.  Call from ->run().
+ * write-zeroes, write cache and FUA passed on, and no REQ_NOWAIT (km may
+ * sleep in ->make_request()).  Discard: none when @discard_granularity
+ * is 0, else discards of up to 4 GiB at that granularity (bytes, a power
+ * of two) counted from the array's start.  Arrays inside device-mapper
+ * (dm-raid) keep dm's limits.  Call from ->run().
  */
+#define RKM_MAX_DISCARD_SECTORS(gran) \
+	(round_down(UINT_MAX, (gran)) >> SECTOR_SHIFT)
+
 static inline int rkm_md_set_limits(struct mddev *mddev, unsigned int io_min,
 				    unsigned int io_opt,
-				    unsigned int max_hw_sectors)
+				    unsigned int max_hw_sectors,
+				    unsigned int discard_granularity)
 {
 #ifdef RKM_HAVE_MD_STACKING_LIMITS
 	struct queue_limits lim;
@@ -268,6 +274,12 @@ static inline int rkm_md_set_limits(struct mddev *mddev, unsigned int io_min,
 		return ret;
 	lim.features &= ~BLK_FEAT_NOWAIT;
 	lim.max_hw_discard_sectors = 0;
+	if (discard_granularity) {
+		lim.discard_granularity = discard_granularity;
+		lim.discard_alignment = 0;
+		lim.max_hw_discard_sectors =
+			RKM_MAX_DISCARD_SECTORS(discard_granularity);
+	}
 	lim.max_write_zeroes_sectors = 0;
 	lim.max_hw_sectors = max_hw_sectors;
 	lim.max_segments = USHRT_MAX;
@@ -284,6 +296,13 @@ static inline int rkm_md_set_limits(struct mddev *mddev, unsigned int io_min,
 		disk_stack_limits(mddev->gendisk, rdev->bdev,
 				  rdev->data_offset << 9);
 	blk_queue_max_discard_sectors(q, 0);
+	if (discard_granularity) {
+		q->limits.discard_granularity = discard_granularity;
+		q->limits.discard_alignment = 0;
+		q->limits.discard_misaligned = 0;
+		blk_queue_max_discard_sectors(q,
+			RKM_MAX_DISCARD_SECTORS(discard_granularity));
+	}
 	blk_queue_max_write_zeroes_sectors(q, 0);
 	blk_queue_max_hw_sectors(q, max_hw_sectors);
 	blk_queue_max_segments(q, USHRT_MAX);

@@ -73,7 +73,7 @@ static void km_copy_piece(struct km_dev *dev, struct km_piece *p,
  * (MD_SB_CHANGE_PENDING: a member failed and the superblocks do not say
  * so yet); km_daemon ends it once md_check_recovery has written them.
  */
-static bool km_hold_write(struct km_conf *conf, struct km_piece *p)
+bool km_hold_write(struct km_conf *conf, struct km_piece *p)
 {
 	struct mddev *mddev = conf->mddev;
 	unsigned long flags;
@@ -788,6 +788,7 @@ void km_daemon(struct md_thread *thread)
 	md_check_recovery(mddev);
 	km_release_held(conf, false);
 	blk_start_plug(&plug);
+	km_discard_submit(conf);
 	do {
 		while ((sh = km_next_stripe(conf))) {
 			km_handle_stripe(sh);

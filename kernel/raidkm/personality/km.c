@@ -245,12 +245,15 @@ static int km_set_limits(struct km_conf *conf)
 	 * Bios are cut per chunk (reads) or per stripe row (writes) here, so
 	 * the members' own limits need not shrink what md hands over: take
 	 * at least a whole data stripe, and no less than 1 MiB, at once.
+	 * Discards only where km may pass them on (discard.c).
 	 */
+	conf->discard_granularity = km_discard_granularity(conf);
 	return rkm_md_set_limits(mddev, chunk, chunk * conf->geom.k,
 				 clamp_t(unsigned int,
 					 mddev->chunk_sectors * conf->geom.k,
 					 KM_MIN_REQ_SECTORS,
-					 KM_MAX_REQ_SECTORS));
+					 KM_MAX_REQ_SECTORS),
+				 conf->discard_granularity);
 }
 
 static int km_run(struct mddev *mddev)

@@ -7,7 +7,7 @@
  *   request.c bios from md                 sync.c    resync, recovery, check
  *   sysfs.c   /sys/block/mdX/md/km/        km.c      the md_personality table
  *   replace.c hot replace (members with a replacement)
- *   badblocks.c bad-block records
+ *   discard.c TRIM of whole stripes        badblocks.c bad-block records
  *
  * See Documentation/personality.rst.
  */
@@ -160,6 +160,21 @@ struct km_stats {
 	atomic64_t scrub_repaired;
 	atomic64_t bad_blocks_recorded;
 	atomic64_t bad_blocks_cleared;
+	atomic64_t discards;
+};
+
+/*
+ * The discard in progress (discard.c; one per array at a time): member
+ * rows [lo, hi) of every member, of whole chunk stripes.
+ */
+struct km_discard {
+	struct bio *bio;		/* md's clone of the array's discard */
+	struct km_piece *piece;		/* to hold its end (km_hold_write) */
+	sector_t lo, hi;
+	bool queued;			/* for the md thread to submit */
+	bool failed;			/* a member failed its discard */
+	bool refused;			/* a member cannot discard: none sent */
+	atomic_t pending;
 };
 
 struct km_conf {
@@ -179,10 +194,12 @@ struct km_conf {
 	wait_queue_head_t wait_for_stripe;
 	wait_queue_head_t wait_for_quiescent;
 	int quiesce;			/* 0, 2 while draining, 1 quiesced */
-	atomic_t active_reads;		/* direct member reads in flight */
+	atomic_t active_reads;		/* direct member reads, discards */
 	struct bio_list deferred_writes;	/* md thread only */
 	int fullsync;			/* resync everything, not the bitmap */
 	int recovery_disabled;
+	unsigned int discard_granularity;	/* bytes; 0: no discard */
+	struct km_discard discard;	/* conf->lock; .bio NULL when free */
 
 	struct kmem_cache *piece_cache;
 	mempool_t *piece_pool;
@@ -219,6 +236,7 @@ int km_set_cache_size(struct km_conf *conf, int size);
 bool km_stripe_busy(struct km_stripe *sh);
 
 /* handle.c */
+bool km_hold_write(struct km_conf *conf, struct km_piece *p);
 void km_handle_stripe(struct km_stripe *sh);
 void km_daemon(struct md_thread *thread);
 void km_release_held(struct km_conf *conf, bool force);
@@ -253,6 +271,13 @@ int km_add_replacement(struct km_conf *conf, struct md_rdev *rdev, int first,
 void km_promote_replacement(struct km_conf *conf, struct km_disk *p);
 int km_replacement_active(struct km_conf *conf, struct km_disk *p);
 bool km_slot_in_sync(struct km_disk *p);
+
+/* discard.c */
+unsigned int km_discard_granularity(struct km_conf *conf);
+void km_discard(struct km_conf *conf, struct bio *bio);
+bool km_discard_row(struct km_conf *conf, sector_t sector);
+void km_discard_wait_row(struct km_conf *conf, sector_t sector);
+void km_discard_submit(struct km_conf *conf);
 
 /* badblocks.c */
 bool km_rdev_bad(struct md_rdev *rdev, sector_t sector, int sectors);

@@ -221,7 +221,9 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 		return true;
 	if (!rkm_md_write_start(mddev, bio))
 		return false;
-	if (unlikely(bio_op(bio) == REQ_OP_DISCARD ||
+	if (unlikely((bio_op(bio) == REQ_OP_DISCARD &&
+		      !conf->discard_granularity) ||
+		     bio_op(bio) == REQ_OP_SECURE_ERASE ||
 		     bio_op(bio) == REQ_OP_WRITE_ZEROES)) {
 		bio->bi_status = BLK_STS_NOTSUPP;
 		bio_endio(bio);
@@ -244,6 +246,11 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 	md_account_bio(mddev, &bio);
 	if (!write) {
 		km_read(conf, bio);
+		return true;
+	}
+	if (unlikely(bio_op(bio) == REQ_OP_DISCARD)) {
+		km_discard(conf, bio);
+		md_write_end(mddev);
 		return true;
 	}
 	km_attach_bio(conf, bio, true);

@@ -107,6 +107,7 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 
 	spin_lock_irq(&conf->lock);
 	for (;;) {
+		km_discard_wait_row(conf, sector);
 		sh = km_find_stripe(conf, sector);
 		if (sh) {
 			km_grab(conf, sh);
@@ -119,6 +120,10 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 			spin_lock_irq(&conf->lock);
 			if (!new) {
 				conf->nr_stripes--;
+			} else if (km_discard_row(conf, sector)) {
+				/* a discard took the row meanwhile */
+				list_add_tail(&new->lru, &conf->inactive_list);
+				continue;
 			} else {
 				sh = km_find_stripe(conf, sector);
 				if (sh) {

@@ -51,6 +51,7 @@ KM_RO_ATTR(bad_blocks_recorded,
 	   atomic64_read(&conf->stats.bad_blocks_recorded));
 KM_RO_ATTR(bad_blocks_cleared,
 	   atomic64_read(&conf->stats.bad_blocks_cleared));
+KM_RO_ATTR(discards, atomic64_read(&conf->stats.discards));
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
@@ -96,6 +97,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_scrub_repaired.attr,
 	&km_attr_bad_blocks_recorded.attr,
 	&km_attr_bad_blocks_cleared.attr,
+	&km_attr_discards.attr,
 	NULL,
 };
 

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Discard (TRIM) on a km array.
+ *
+ * Only whole chunk stripes are discarded, on every member (data and
+ * parity alike), and only when the administrator has declared that the
+ * members read discarded blocks back as zeroes (module parameter
+ * km_devices_handle_discard_safely, md raid456's rule under km's own
+ * name): zero data implies zero parity for a linear code, so a stripe
+ * whose every chunk reads back zero is consistent.  The parts of a
+ * discard that cover a chunk stripe only partly are left alone (a
+ * discard is a hint; zeroing them through the write path would cost a
+ * read-modify-write for no gain).  Without the parameter, or with a
+ * member that cannot discard whole chunks, the queue limits say "no
+ * discard" and a discard bio that still arrives ends EOPNOTSUPP.
+ *
+ * One discard runs at a time per array.  It takes the member rows it
+ * covers away from the stripe cache: new stripes for those rows wait
+ * (km_get_stripe), stripes in use there drain, idle ones are forgotten
+ * (their pages would no longer match the members).  The md thread then
+ * submits one discard per member after the bitmap's unplug, like any
+ * write; when the last one ends the rows are released.  A member whose
+ * discard fails is failed: its rows may still hold old data.
+ */
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/log2.h>
+#include "km.h"
+
+static bool km_devices_handle_discard_safely;
+module_param(km_devices_handle_discard_safely, bool, 0644);
+MODULE_PARM_DESC(km_devices_handle_discard_safely,
+		 "km: set to Y if every member of km arrays started from now on reads discarded blocks back as zeroes; discards of whole stripes are then passed on");
+
+/*
+ * Whether a discard of whole chunks at @rdev's data is discarded whole
+ * there: it supports discard, its granularity divides the chunk, and
+ * chunk boundaries fall on its discard alignment.
+ */
+static bool km_rdev_discards(struct km_conf *conf, struct md_rdev *rdev)
+{
+	struct block_device *bdev = rdev->bdev;
+	unsigned int gran = bdev_discard_granularity(bdev) >> 9;
+	unsigned int align = bdev_discard_alignment(bdev) >> 9;
+
+	if (!bdev_max_discard_sectors(bdev))
+		return false;
+	if (!gran)
+		gran = 1;
+	return conf->geom.chunk_sectors % gran == 0 &&
+		rdev->data_offset % gran == align % gran;
+}
+
+/* Whether every member that takes writes discards whole chunks. */
+static bool km_members_discard(struct km_conf *conf)
+{
+	bool ok = true;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.n && ok; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+		struct md_rdev *repl = rcu_dereference(conf->disks[i].replacement);
+
+		if (rdev && !test_bit(Faulty, &rdev->flags) &&
+		    !km_rdev_discards(conf, rdev))
+			ok = false;
+		if (repl && !test_bit(Faulty, &repl->flags) &&
+		    !km_rdev_discards(conf, repl))
+			ok = false;
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * The array's discard granularity in bytes (a data stripe, rounded up to
+ * a power of two for the block layer), or 0 when km must not discard.
+ * Decided at ->run.
+ */
+unsigned int km_discard_granularity(struct km_conf *conf)
+{
+	if (!km_devices_handle_discard_safely || !km_members_discard(conf))
+		return 0;
+	return roundup_pow_of_two((conf->geom.chunk_sectors << 9) *
+				  conf->geom.k);
+}
+
+/* Whether member row @sector is being discarded (conf->lock held). */
+bool km_discard_row(struct km_conf *conf, sector_t sector)
+{
+	return conf->discard.bio && sector >= conf->discard.lo &&
+		sector < conf->discard.hi;
+}
+
+/* km_get_stripe(): wait while row @sector is being discarded (lock held). */
+void km_discard_wait_row(struct km_conf *conf, sector_t sector)
+{
+	if (unlikely(km_discard_row(conf, sector)))
+		wait_event_lock_irq(conf->wait_for_stripe,
+				    !km_discard_row(conf, sector),
+				    conf->lock);
+}
+
+/*
+ * Whether a stripe of rows [@lo, @hi) is in use (conf->lock held); the
+ * idle ones are taken out of the hash, so that nothing is served from
+ * what they cache.
+ */
+static bool km_discard_busy(struct km_conf *conf, sector_t lo, sector_t hi)
+{
+	struct hlist_node *tmp;
+	struct km_stripe *sh;
+	bool busy = false;
+	int i;
+
+	for (i = 0; i < (1 << KM_STRIPE_HASH_BITS); i++) {
+		hlist_for_each_entry_safe(sh, tmp, &conf->hash[i], hash) {
+			if (sh->sector < lo || sh->sector >= hi)
+				continue;
+			if (atomic_read(&sh->count))
+				busy = true;
+			else
+				hlist_del_init(&sh->hash);
+		}
+	}
+	return busy;
+}
+
+/* The last member discard ended: release the rows, end the bio. */
+static void km_discard_done(struct km_conf *conf)
+{
+	struct km_discard *d = &conf->discard;
+	struct mddev *mddev = conf->mddev;
+	struct bio *bio = d->bio;
+	struct km_piece *p = d->piece;
+	bool failed = d->failed;
+	unsigned long flags;
+
+	rkm_bitmap_endwrite(mddev, d->lo, d->hi - d->lo, !failed);
+	if (d->refused)
+		bio->bi_status = BLK_STS_NOTSUPP;
+	else if (mddev->degraded > conf->geom.m)
+		bio->bi_status = BLK_STS_IOERR;
+	spin_lock_irqsave(&conf->lock, flags);
+	d->bio = NULL;
+	d->piece = NULL;
+	spin_unlock_irqrestore(&conf->lock, flags);
+	wake_up(&conf->wait_for_stripe);
+
+	md_write_end(mddev);
+	/* as for writes: not before md has recorded a member it failed */
+	p->bio = bio;
+	if (!km_hold_write(conf, p)) {
+		bio_endio(bio);
+		mempool_free(p, conf->piece_pool);
+	}
+	if (atomic_dec_and_test(&conf->active_reads))
+		wake_up(&conf->wait_for_quiescent);
+}
+
+static void km_discard_put(struct km_conf *conf)
+{
+	if (atomic_dec_and_test(&conf->discard.pending))
+		km_discard_done(conf);
+}
+
+static void km_discard_endio(struct bio *bio)
+{
+	struct km_read_ctx *ctx = container_of(bio, struct km_read_ctx, bio);
+	struct km_conf *conf = ctx->conf;
+	struct md_rdev *rdev = ctx->rdev;
+	struct mddev *mddev = conf->mddev;
+
+	if (bio->bi_status) {
+		/* its rows may hold old data while the others read zero */
+		pr_err_ratelimited("md/km:%s: discard failed on %pg (%d), failing it\n",
+				   mdname(mddev), rdev->bdev,
+				   blk_status_to_errno(bio->bi_status));
+		conf->discard.failed = true;
+		md_error(mddev, rdev);
+	}
+	rdev_dec_pending(rdev, mddev);
+	bio_put(bio);
+	km_discard_put(conf);
+}
+
+/* Queue one member's discard of rows [lo, hi) for the md thread's flush. */
+static void km_discard_member(struct km_conf *conf, struct md_rdev *rdev)
+{
+	struct km_discard *d = &conf->discard;
+	struct km_read_ctx *ctx;
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(rdev->bdev, 0, REQ_OP_DISCARD, GFP_NOIO,
+			       &conf->bio_set);
+	ctx = container_of(bio, struct km_read_ctx, bio);
+	ctx->conf = conf;
+	ctx->rdev = rdev;
+	bio->bi_iter.bi_sector = d->lo + rdev->data_offset;
+	bio->bi_iter.bi_size = (d->hi - d->lo) << 9;
+	bio->bi_end_io = km_discard_endio;
+	atomic_inc(&d->pending);
+	bio_list_add(&conf->deferred_writes, bio);
+}
+
+/*
+ * md thread: submit the queued discard to every member that takes writes
+ * (km_daemon's flush sends them after the bitmap is on disk).
+ */
+void km_discard_submit(struct km_conf *conf)
+{
+	struct km_discard *d = &conf->discard;
+	struct md_rdev *rdevs[2 * RKM_MAX_N];
+	bool refused = false;
+	int i, j, nr = 0;
+
+	spin_lock_irq(&conf->lock);
+	if (!d->queued) {
+		spin_unlock_irq(&conf->lock);
+		return;
+	}
+	d->queued = false;
+	spin_unlock_irq(&conf->lock);
+
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.n; i++) {
+		struct md_rdev *r[2] = {
+			rcu_dereference(conf->disks[i].rdev),
+			rcu_dereference(conf->disks[i].replacement),
+		};
+
+		for (j = 0; j < 2; j++) {
+			if (!r[j] || test_bit(Faulty, &r[j]->flags) ||
+			    (j && r[j] == r[0]))
+				continue;
+			/* a member added since km_discard() looked */
+			if (!km_rdev_discards(conf, r[j]))
+				refused = true;
+			atomic_inc(&r[j]->nr_pending);
+			rdevs[nr++] = r[j];
+		}
+	}
+	rcu_read_unlock();
+	d->refused = refused;
+	for (i = 0; i < nr; i++) {
+		if (refused)
+			rdev_dec_pending(rdevs[i], conf->mddev);
+		else
+			km_discard_member(conf, rdevs[i]);
+	}
+	if (!refused)
+		atomic64_inc(&conf->stats.discards);
+	km_discard_put(conf);
+}
+
+/*
+ * A discard bio (md's clone, counted by md_write_start): discard the
+ * whole chunk stripes it covers.  Runs in the submitter's context.
+ */
+void km_discard(struct km_conf *conf, struct bio *bio)
+{
+	struct km_geom *g = &conf->geom;
+	struct km_discard *d = &conf->discard;
+	struct mddev *mddev = conf->mddev;
+	sector_t first, last, chunks;
+	struct km_piece *p;
+
+	/* the chunk stripes wholly inside the bio */
+	chunks = (bio->bi_iter.bi_sector + g->chunk_sectors - 1) >> g->chunk_shift;
+	first = (chunks + g->k - 1) / g->k;
+	last = (bio_end_sector(bio) >> g->chunk_shift) / g->k;
+	/* one member bio each (the limits keep bios below this anyway) */
+	last = min_t(sector_t, last,
+		     first + ((UINT_MAX >> 9) >> g->chunk_shift));
+	if (first >= last) {
+		/* no whole stripe: nothing to do */
+		bio_endio(bio);
+		return;
+	}
+	if (!km_members_discard(conf)) {
+		/* a member added since ->run cannot take it */
+		pr_warn_ratelimited("md/km:%s: a member cannot discard whole chunks: discard refused\n",
+				    mdname(mddev));
+		bio->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bio);
+		return;
+	}
+	p = mempool_alloc(conf->piece_pool, GFP_NOIO);
+	atomic_inc(&conf->active_reads);
+
+	spin_lock_irq(&conf->lock);
+	wait_event_lock_irq(conf->wait_for_stripe, !d->bio, conf->lock);
+	d->bio = bio;
+	d->piece = p;
+	d->lo = first << g->chunk_shift;
+	d->hi = last << g->chunk_shift;
+	d->failed = false;
+	d->refused = false;
+	atomic_set(&d->pending, 1);
+	/* new stripes there wait from here on; those in use drain */
+	wait_event_lock_irq(conf->wait_for_stripe,
+			    !km_discard_busy(conf, d->lo, d->hi), conf->lock);
+	spin_unlock_irq(&conf->lock);
+
+	md_write_inc(mddev, bio);
+	rkm_bitmap_startwrite(mddev, d->lo, d->hi - d->lo);
+
+	spin_lock_irq(&conf->lock);
+	d->queued = true;
+	spin_unlock_irq(&conf->lock);
+	md_wakeup_thread(mddev->thread);
+}
