@@ -24,9 +24,11 @@
  * when a slot is free, so a lone job is never held back; when every slot
  * is busy jobs queue, and a slot that frees takes all queued jobs of the
  * same plan (op, k, m, mask, len) into one launch.  Each slot has a
- * completion thread that waits for its batch's event (sleeping until
- * shortly before the batch should finish, then polling) and completes the
- * batch's jobs as soon as it lands.
+ * completion thread that waits for its batch (sleeping until shortly
+ * before the batch should finish, then polling) and completes the
+ * batch's jobs as soon as it lands: a zero-copy batch's kernel stores a
+ * sequence number in a word of mapped host memory when its last block is
+ * done (a plain load sees it), other batches record an event.
  *
  * Specialisation: the generic kernels (rkg_kernels.cu) take the
  * coefficients from constant memory at run time; for encode and decode
@@ -87,6 +89,14 @@ extern "C" {
  * batch beside small ones.
  */
 #define STAGE_BATCH_BYTES (64ull << 20)
+/*
+ * Completion flags (rkg.h): one word of mapped host memory per slot, 64
+ * bytes apart, and one device counter per slot, 128 bytes apart.
+ */
+#define FLAG_HOST_BYTES	4096
+#define FLAG_DEV_BYTES	4096
+static_assert(NSLOT * 128 <= FLAG_HOST_BYTES && NSLOT * 128 <= FLAG_DEV_BYTES,
+	      "completion words");
 
 struct plan {
 	int op, k, m, mode, nin, nout;
@@ -134,6 +144,17 @@ struct slot {
 	std::vector<struct rkmd_job *> jobs;
 	uint64_t nstripes;
 	uint64_t deadline_ns;		/* when it should be done */
+	/*
+	 * Completion by flag (the default for zero-copy batches of one
+	 * launch, RKMD_CUDA_FLAG=0: never): the kernel's last block stores
+	 * fseq in *hdone; the event is recorded as well and asked every
+	 * 20 us, for errors.
+	 */
+	int flag;
+	uint32_t fseq;
+	uint32_t *hdone;		/* mapped host word (host address) */
+	uint32_t *hdone_d;		/* its device address */
+	uint32_t *dcount;		/* zeroed device word */
 
 	pthread_t th;
 	int th_ok;
@@ -167,6 +188,9 @@ struct cuda_backend {
 
 	struct slot s[NSLOT];
 	struct rkmd_cuda_stats stats;
+	int flag_mode;			/* RKMD_CUDA_FLAG (default 1) */
+	void *fhost, *fhost_d;		/* completion words: host, device */
+	void *fdev;			/* their counters */
 	int stage_mode;			/* RKMD_STAGE_* bits, 0: zero-copy */
 	uint64_t stage_min;		/* auto: stage batches from here */
 	uint64_t sub_bytes;		/* staged inputs per sub-batch */
@@ -781,6 +805,9 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 	int devtab, sf = 0, queued = 0;
 	cudaError_t e, pe;
 
+	memset(&l, 0, sizeof(l));
+	sl->flag = 0;
+
 	p = get_plan(b, head);		/* validated at submit: cached */
 	pe = pool_get(b, p);
 	if (pe == cudaErrorNotReady)
@@ -859,6 +886,21 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 	l.x0 = p->x0;
 	l.len = head->len;
 	l.stride = stride_of(p);
+	/*
+	 * A zero-copy batch of one launch on the generic kernels signals its
+	 * end by a word in host memory: the completion thread sees it with
+	 * a plain load, 2 us sooner than an event (Documentation/gpu.rst).
+	 * CHECK copies its flags back after the kernel: an event.
+	 */
+	if (b->flag_mode && !sf && !jit && p->mode != RKG_CHECK &&
+	    sl->nstripes <= 65535) {
+		if (++sl->fseq == 0)
+			sl->fseq = 1;
+		l.dcount = sl->dcount;
+		l.hdone = sl->hdone_d;
+		l.seq = sl->fseq;
+		sl->flag = 1;
+	}
 	/*
 	 * Zero-copy: one launch for the batch.  Staged: one copy and one
 	 * launch per sub-batch of about b->sub_bytes of staged inputs.
@@ -994,25 +1036,56 @@ static void kick(struct cuda_backend *b)
 
 /* ---- completion ------------------------------------------------------- */
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	asm volatile("yield" ::: "memory");
+#endif
+}
+
 /*
  * Wait for a batch without burning a core: sleep for half of what the
  * link model says is left, repeatedly, then poll; a late batch is polled
  * with a growing back-off.  The model is optimistic (RKMD_CUDA_GBPS,
  * default 64 GB/s), so it undershoots and the last stretch is polled.
+ * A batch with a completion flag (sl->flag) is done when its host word
+ * holds sl->fseq (a plain load); its event is asked only every 20 us,
+ * for errors.  Other batches: the event.
  */
 static cudaError_t wait_batch(struct slot *sl)
 {
 	const uint64_t t0 = now_ns(), deadline = sl->deadline_ns;
 	const uint64_t limit = 20000000000ull;	/* 20 s: hung */
+	uint64_t asked = t0;
 	unsigned int spins = 0;
 
 	for (;;) {
-		cudaError_t e = cudaEventQuery(sl->ev);
+		cudaError_t e;
 		uint64_t t, late;
 
-		if (e != cudaErrorNotReady)
-			return e;
-		t = now_ns();
+		if (sl->flag) {
+			if (__atomic_load_n(sl->hdone, __ATOMIC_ACQUIRE) ==
+			    sl->fseq)
+				return cudaSuccess;
+			if (++spins % 64) {
+				cpu_relax();
+				continue;
+			}
+			t = now_ns();
+			if (t - asked >= 20000) {
+				asked = t;
+				e = cudaEventQuery(sl->ev);
+				if (e != cudaErrorNotReady)
+					return e;
+			}
+		} else {
+			e = cudaEventQuery(sl->ev);
+			if (e != cudaErrorNotReady)
+				return e;
+			t = now_ns();
+		}
 		if (t - t0 > limit)
 			return cudaErrorLaunchTimeout;
 		if (t + 50000 < deadline) {
@@ -1288,6 +1361,11 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 	}
 	set_streams(b);
 	{
+		const char *f = getenv("RKMD_CUDA_FLAG");
+
+		b->flag_mode = f ? atoi(f) != 0 : 1;
+	}
+	{
 		const char *j = getenv("RKMD_CUDA_JIT");
 
 		b->jit_mode = !j ? 1 : !strcmp(j, "sync") ? 2 : atoi(j) ? 1 : 0;
@@ -1311,6 +1389,24 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 	if (e != cudaSuccess)
 		goto fail_early;
 	b->delta = (intptr_t)((char *)dptr - (char *)base);
+	e = cudaHostAlloc(&b->fhost, FLAG_HOST_BYTES, cudaHostAllocMapped |
+			  cudaHostAllocPortable);
+	if (e == cudaSuccess) {
+		memset(b->fhost, 0, FLAG_HOST_BYTES);
+		e = cudaHostGetDevicePointer(&b->fhost_d, b->fhost, 0);
+	}
+	if (e == cudaSuccess)
+		e = cudaMalloc(&b->fdev, FLAG_DEV_BYTES);
+	if (e == cudaSuccess)
+		e = cudaMemset(b->fdev, 0, FLAG_DEV_BYTES);
+	if (e != cudaSuccess) {
+		snprintf(why, whylen, "CUDA completion words: %s",
+			 cudaGetErrorString(e));
+		cudaFreeHost(b->fhost);
+		cudaFree(b->fdev);
+		unregister_arena(b);
+		goto fail_early;
+	}
 	e = cudaStreamCreateWithFlags(&b->upload, cudaStreamNonBlocking);
 	for (i = 0; i < RKMD_STAGE_MAXSTREAMS && e == cudaSuccess; i++)
 		e = cudaStreamCreateWithFlags(&b->h2d[i],
@@ -1319,6 +1415,8 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 		e = cudaStreamCreateWithFlags(&b->d2h, cudaStreamNonBlocking);
 	if (e != cudaSuccess) {
 		unregister_arena(b);
+		cudaFreeHost(b->fhost);
+		cudaFree(b->fdev);
 		snprintf(why, whylen, "CUDA stream setup: %s",
 			 cudaGetErrorString(e));
 		goto fail_early;
@@ -1329,6 +1427,9 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 
 		sl->b = b;
 		sl->idx = i;
+		sl->hdone = (uint32_t *)((char *)b->fhost + i * 64);
+		sl->hdone_d = (uint32_t *)((char *)b->fhost_d + i * 64);
+		sl->dcount = (uint32_t *)((char *)b->fdev + i * 128);
 		pthread_cond_init(&sl->cv, NULL);
 		e = cudaStreamCreateWithFlags(&sl->st, cudaStreamNonBlocking);
 		if (e == cudaSuccess)
@@ -1470,6 +1571,8 @@ static void cuda_close(struct rkmd_backend *be)
 		cudaStreamDestroy(b->d2h);
 	}
 	unregister_arena(b);
+	cudaFreeHost(b->fhost);
+	cudaFree(b->fdev);
 	for (auto &kv : b->plans) {
 		rkg_jit_free(kv.second->jit);
 		free(kv.second->ktab);

@@ -15,7 +15,7 @@
  *   latency      one 8+3 stripe of 64 KiB chunks, p50/p99
  *   cpu          host CPU seconds per GB, CUDA backend vs CPU backend
  *
- *   gpu_bench [--quick]
+ *   gpu_bench [--quick] [--e2e [--rounds N]] [--latency]
  */
 #include <stdarg.h>
 #include <sys/resource.h>
@@ -285,7 +285,7 @@ static void raw(int k, int m, int nerase, const char *what)
 	struct kplan p;
 	uint8_t *dev;
 	uint64_t *tab, *dtab;
-	struct rkg_launch l;
+	struct rkg_launch l = {};
 	cudaEvent_t a, b;
 	float ms;
 	int reps = quick ? 5 : 20;
@@ -382,7 +382,7 @@ static void gather(void)
 	uint64_t seed = 77, *tab, *dtab, *stab, *dstab;
 	uint8_t *dev;
 	struct kplan p;
-	struct rkg_launch l;
+	struct rkg_launch l = {};
 	cudaStream_t st[nst];
 	cudaEvent_t a, b;
 	float ms;
@@ -854,6 +854,25 @@ static __global__ void empty_kernel(void)
 {
 }
 
+static __global__ void flag_kernel(volatile uint32_t *w, uint32_t v)
+{
+	*w = v;
+}
+
+static double pct(std::vector<double> &v, int p)
+{
+	std::sort(v.begin(), v.end());
+	return v[v.size() * p / 100] * 1e6;
+}
+
+/*
+ * One 8+3 stripe of 64 KiB chunks, submitted and waited for one at a
+ * time, `iters` times.  Every job is checked: before it, one 16-byte word
+ * of each parity chunk (a different one each time) is overwritten, and
+ * after it must hold the parity again.  Then the references: the
+ * copy-engine round trip, and the two ways of seeing an empty launch
+ * finish (event, flag in host memory).
+ */
 static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 {
 	const int k = 8, m = 3, n = k + m, iters = quick ? 300 : 3000;
@@ -863,12 +882,21 @@ static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 	uint64_t seed = 99;
 	struct tu_job t;
 	double floor_min = 1e9;
-	std::vector<double> fl;
+	std::vector<double> fl, ev, fg;
+	std::vector<uint8_t> want((size_t)m * len);
+	int bad = 0;
 
 	tu_arena_reset(&arena);
 	tu_chunks(&arena, ch.data(), n, len, 4096, &seed);
 	for (auto c : ch)
 		tu_fill(c, len, &seed);
+	{
+		struct rkm_code *c = rkm_code_create(k, m);
+		uint8_t *par[3] = { &want[0], &want[len], &want[2 * len] };
+
+		rkm_encode(c, len, (const uint8_t *const *)ch.data(), par);
+		rkm_code_destroy(c);
+	}
 	memset(&t, 0, sizeof(t));
 	t.job.op = RKMD_OP_ENCODE;
 	t.job.k = k;
@@ -877,15 +905,28 @@ static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 	t.job.nstripes = 1;
 	t.job.chunk = ch.data();
 	for (int i = 0; i < iters + 50; i++) {
-		double t0 = tu_now();
+		const uint32_t off = (uint32_t)(i * 4112u) % len & ~15u;
+		double t0;
 
+		for (int e = 0; e < m; e++)
+			for (int b = 0; b < 16; b++)
+				ch[k + e][off + b] = ~want[e * len + off + b];
+		t0 = tu_now();
 		t.done = 0;
 		if (ops->submit(be, &t.job))
-			return;
+			exit(1);
 		tu_spin(&t);
 		if (i >= 50)
 			lat.push_back(t.t_done - t0);
+		for (int e = 0; e < m; e++)
+			if (memcmp(ch[k + e] + off, &want[e * len + off], 16))
+				bad++;
+		if (t.status)
+			bad++;
 	}
+	for (int e = 0; e < m; e++)
+		if (memcmp(ch[k + e], &want[e * len], len))
+			bad++;
 	std::sort(lat.begin(), lat.end());
 
 	/* reference: the copy-engine round trip floor (512 KiB in, empty
@@ -893,10 +934,15 @@ static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 	{
 		void *h, *d;
 		cudaStream_t s;
+		cudaEvent_t e;
+		uint32_t *w, *wd;
 
 		CK(cudaMallocHost(&h, 11 * len));
 		CK(cudaMalloc(&d, 11 * len));
 		CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+		CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+		CK(cudaHostAlloc((void **)&w, 64, cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&wd, w, 0));
 		for (int i = 0; i < iters / 2 + 20; i++) {
 			double t0 = tu_now();
 
@@ -909,9 +955,34 @@ static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 			if (i >= 20)
 				fl.push_back(tu_now() - t0);
 		}
+		/* an empty launch seen done by its event (polled) */
+		for (int i = 0; i < iters / 2 + 20; i++) {
+			double t0 = tu_now();
+
+			empty_kernel<<<1, 32, 0, s>>>();
+			CK(cudaEventRecord(e, s));
+			while (cudaEventQuery(e) == cudaErrorNotReady)
+				;
+			if (i >= 20)
+				ev.push_back(tu_now() - t0);
+		}
+		/* ... and by a word it stores in host memory */
+		*w = 0;
+		for (int i = 0; i < iters / 2 + 20; i++) {
+			double t0 = tu_now();
+
+			flag_kernel<<<1, 32, 0, s>>>(wd, i + 1);
+			while (__atomic_load_n(w, __ATOMIC_ACQUIRE) != (uint32_t)i + 1)
+				;
+			if (i >= 20)
+				fg.push_back(tu_now() - t0);
+		}
+		CK(cudaStreamSynchronize(s));
 		std::sort(fl.begin(), fl.end());
 		floor_min = fl[0];
+		cudaEventDestroy(e);
 		cudaStreamDestroy(s);
+		cudaFreeHost(w);
 		cudaFreeHost(h);
 		cudaFree(d);
 	}
@@ -922,6 +993,13 @@ static void latency(const struct rkmd_backend_ops *ops, struct rkmd_backend *be)
 	sum("ref memcpy round trip 512K in + 192K out  p50 %6.1f us  min %6.1f us  ratio p50 %.2f",
 	    fl[fl.size() / 2] * 1e6, floor_min * 1e6,
 	    lat[lat.size() / 2] / fl[fl.size() / 2]);
+	sum("ref empty launch seen done: by event p50 %5.1f us  p99 %5.1f us | by host word p50 %5.1f us  p99 %5.1f us",
+	    pct(ev, 50), pct(ev, 99), pct(fg, 50), pct(fg, 99));
+	printf("latency jobs checked: %d, %d wrong\n", iters + 50, bad);
+	if (bad) {
+		fprintf(stderr, "gpu_bench: %d latency jobs gave wrong parity\n", bad);
+		exit(1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -930,7 +1008,7 @@ int main(int argc, char **argv)
 	const struct rkmd_backend_ops *ops = &rkmd_cuda_backend;
 	struct rkmd_backend *be;
 	cudaDeviceProp pr;
-	int drv = 0, path_only = 0, e2e_only = 0;
+	int drv = 0, path_only = 0, e2e_only = 0, lat_only = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
@@ -940,6 +1018,9 @@ int main(int argc, char **argv)
 		/* references, end to end (cells with a target), latency */
 		if (!strcmp(argv[i], "--e2e"))
 			e2e_only = 1;
+		/* the latency lines alone */
+		if (!strcmp(argv[i], "--latency"))
+			lat_only = 1;
 		if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = std::max(1, atoi(argv[++i]));
 	}
@@ -983,6 +1064,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tu_sink_init(&sink);
+	if (lat_only) {
+		be = ops->open(arena.base, arena.size, 0, 0, tu_complete, &sink,
+			       why, sizeof(why));
+		if (!be) {
+			fprintf(stderr, "gpu_bench: open: %s\n", why);
+			return 1;
+		}
+		latency(ops, be);
+		ops->close(be);
+		return 0;
+	}
 	references();
 	if (!path_only && !e2e_only)
 		gather();

@@ -53,6 +53,17 @@ struct rkg_launch {
 	const uint64_t *dtab;	/* device table, or NULL: use inl */
 	const uint64_t *inl;	/* host copy, nstripes * stride <= RKG_INLINE */
 	int32_t *dflags;	/* RKG_CHECK: nstripes device words, zeroed */
+	/*
+	 * Completion flag (one launch only, nstripes <= 65535), or NULL:
+	 * every block counts itself in *dcount (a zeroed device word) after
+	 * a system-scope fence; the last one resets it and stores seq in
+	 * *hdone (the device address of a word of mapped host memory), so
+	 * that the host sees the results land by reading one word, without
+	 * an event and without a call into the driver.
+	 */
+	uint32_t *dcount;
+	uint32_t *hdone;
+	uint32_t seq;
 };
 
 #ifdef __cplusplus

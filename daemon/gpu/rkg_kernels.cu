@@ -39,6 +39,8 @@ struct rkg_kargs {
 	uint32_t nin, vecs, stride;
 	uint32_t kbase;
 	int32_t *flags;
+	uint32_t *dcount, *hdone;	/* completion flag (rkg.h), or NULL */
+	uint32_t seq;
 	uint64_t inl[RKG_INLINE];
 };
 
@@ -161,20 +163,52 @@ static __device__ __forceinline__ uint4 ld_in(const uint64_t *t, uint32_t nin,
 	return x;
 }
 
+/*
+ * The completion flag: each thread's results are made visible to the host
+ * (a system-scope fence), then its block counts itself; the last block
+ * resets the counter for the next launch and stores seq in the host word.
+ * Every thread of every block calls it.
+ */
+static __device__ __forceinline__ void signal_done(uint32_t *count,
+						   uint32_t *hdone,
+						   uint32_t seq, uint32_t nblk)
+{
+	__threadfence_system();
+	__syncthreads();
+	if (threadIdx.x == 0 && atomicAdd(count, 1) == nblk - 1) {
+		*(volatile uint32_t *)count = 0;
+		__threadfence_system();
+		*(volatile uint32_t *)hdone = seq;
+	}
+}
+
+template <int M, int MODE, int X0>
+static __device__ __forceinline__ void code_vec(const struct rkg_kargs &a,
+						uint32_t v, uint32_t s);
+
 template <int M, int MODE, int X0>
 __global__ void __launch_bounds__(RKG_BLOCK)
 rkg_code(const __grid_constant__ struct rkg_kargs a)
 {
 	const uint32_t v = blockIdx.x * RKG_BLOCK + threadIdx.x;
-	const uint32_t s = blockIdx.y;
+
+	if (v < a.vecs)
+		code_vec<M, MODE, X0>(a, v, blockIdx.y);
+	if (a.hdone)
+		signal_done(a.dcount, a.hdone, a.seq, gridDim.x * gridDim.y);
+}
+
+/* vector v of stripe s: the coding proper */
+template <int M, int MODE, int X0>
+static __device__ __forceinline__ void code_vec(const struct rkg_kargs &a,
+						uint32_t v, uint32_t s)
+{
 	const uint32_t *kt = c_pool + a.kbase;
 	const uint64_t *t;
 	const uint32_t nin = a.nin;
 	uint4 acc[M];
 	uint32_t j;
 
-	if (v >= a.vecs)
-		return;
 	t = (a.tab ? a.tab : a.inl) + (uint64_t)s * a.stride;
 
 #pragma unroll
@@ -328,6 +362,11 @@ extern "C" cudaError_t rkg_launch(const struct rkg_launch *l, cudaStream_t st)
 	a.stride = l->stride;
 	a.kbase = l->kbase;
 	a.flags = l->dflags;
+	a.dcount = l->dcount;
+	a.hdone = l->hdone;
+	a.seq = l->seq;
+	if (l->hdone && (!l->dcount || l->nstripes > maxy))
+		return cudaErrorInvalidValue;
 	if (!l->dtab)
 		for (uint32_t i = 0; i < l->nstripes * l->stride; i++)
 			a.inl[i] = l->inl[i];
