@@ -6,17 +6,22 @@
 #   raidkmd       raidkmd (CPU backend), raidkmctl, raidkm-relay, the unit
 #   mdadm         Debian's mdadm with the km patch (4.2-5+raidkmN)
 #
-#   make deb        all three, then lintian (fails on an error)
-#   make check-deb  the packaging test alone (tests/deb/dkms-build.sh)
+#   make deb            all three, then lintian (fails on an error)
+#   make check-deb      the packaging tests alone (DEB_TESTS)
+#   make check-install  the installed-system boot test alone
+#                       (tests/deb/installed-boot.sh: a Debian 12 root with
+#                       the packages, booted twice from a km array in fstab)
 #
 # DEB_BUILD_PROFILES=pkg.raidkm.cuda builds raidkmd with the CUDA backend
 # (nvcc needed; for local use, see packaging.rst).  "make check" builds the
 # packages and runs DEB_TESTS.
 
 DEB_DIR   := $(BUILD)/deb
-DEB_TESTS := $(TOP)/tests/deb/contents.sh $(TOP)/tests/deb/dkms-build.sh
+INSTALL_TEST := $(TOP)/tests/deb/installed-boot.sh
+DEB_TESTS := $(TOP)/tests/deb/contents.sh $(TOP)/tests/deb/dkms-build.sh \
+	$(INSTALL_TEST)
 
-.PHONY: deb deb-raidkm deb-mdadm deb-lintian check-deb
+.PHONY: deb deb-raidkm deb-mdadm deb-lintian check-deb check-install
 
 deb: deb-raidkm deb-mdadm
 	@$(TOP)/tools/deb/mkdeb.sh lintian $(DEB_DIR)
@@ -35,3 +40,6 @@ deb-lintian:
 
 check-deb: deb
 	@$(TOP)/tests/run-tests.sh --unit "$(DEB_TESTS)"
+
+check-install: deb
+	@$(TOP)/tests/run-tests.sh --unit "$(INSTALL_TEST)"
