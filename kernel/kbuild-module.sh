@@ -114,8 +114,11 @@ if [ ! -f "$mdinc/.stamp" ]; then
 		for h in $mdhdrs; do
 			members="$members linux-source-$series/drivers/md/$h"
 		done
+		# --occurrence: stop reading once every header is out (the
+		# tarball holds each once; 5 s instead of 17 s for 6.1's)
 		# shellcheck disable=SC2086
-		tar -xf "$ksrc" -C "$mdinc" --strip-components=3 $members
+		tar -xf "$ksrc" -C "$mdinc" --strip-components=3 --occurrence \
+			$members
 	fi
 	touch "$mdinc/.stamp"
 fi
