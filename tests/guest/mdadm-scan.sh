@@ -81,7 +81,14 @@ wait_rebuilt() {
 
 stop_md0() {
 	check mdadm_km --stop /dev/md0
-	[ -e /sys/block/md0/md/array_state ] && fail "$level: md0 still there after --stop"
+	# md deletes a stopped array's device from a work queue, after
+	# STOP_ARRAY has returned: allow it 10 s to go
+	i=0
+	while [ -e /sys/block/md0/md/array_state ]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "$level: md0 still there 10 s after --stop"
+		sleep 0.1
+	done
 	true
 }
 
