@@ -148,7 +148,6 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 	if (!conf)
 		return ERR_PTR(-ENOMEM);
 	conf->mddev = mddev;
-	conf->algorithm = algo;
 	conf->recovery_disabled = mddev->recovery_disabled - 1;
 	spin_lock_init(&conf->lock);
 	spin_lock_init(&conf->retry_lock);
@@ -365,7 +364,7 @@ static void km_status(struct seq_file *seq, struct mddev *mddev)
 	int i;
 
 	seq_printf(seq, " km m=%d, %dk chunk, algorithm %d [%d/%d] [",
-		   conf->geom.m, mddev->chunk_sectors / 2, conf->algorithm,
+		   conf->geom.m, mddev->chunk_sectors / 2, conf->geom.rot,
 		   conf->geom.n, conf->geom.n - mddev->degraded);
 	rcu_read_lock();
 	for (i = 0; i < conf->geom.n; i++)

@@ -182,7 +182,6 @@ struct km_conf {
 	struct km_geom geom;
 	struct rkm_code *code;
 	struct km_disk *disks;		/* by raid_disk */
-	int algorithm;
 
 	spinlock_t lock;		/* stripe lists, hash, bio lists */
 	struct hlist_head *hash;
