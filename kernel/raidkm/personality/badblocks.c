@@ -68,6 +68,9 @@ bool km_bb_record(struct km_stripe *sh, int i, struct md_rdev *rdev)
 	struct km_conf *conf = sh->conf;
 
 	set_bit(WriteErrorSeen, &rdev->flags);
+	/* md keeps records against data_offset, which a reshape moves */
+	if (conf->reshaping)
+		return false;
 	if (!rdev_set_badblocks(rdev, sh->sector, KM_ROW_SECTORS, 0))
 		return false;
 	if (rdev == sh->dev[i].rdev)

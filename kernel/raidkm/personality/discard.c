@@ -197,7 +197,7 @@ static void km_discard_member(struct km_conf *conf, struct md_rdev *rdev)
 	ctx = container_of(bio, struct km_read_ctx, bio);
 	ctx->conf = conf;
 	ctx->rdev = rdev;
-	bio->bi_iter.bi_sector = d->lo + rdev->data_offset;
+	bio->bi_iter.bi_sector = d->lo + km_data_offset(conf, rdev);
 	bio->bi_iter.bi_size = (d->hi - d->lo) << 9;
 	bio->bi_end_io = km_discard_endio;
 	atomic_inc(&d->pending);

@@ -290,7 +290,7 @@ static void km_submit_dev(struct km_stripe *sh, int i, struct md_rdev *rdev,
 	else
 		dev->rdev = rdev;
 	bio_init(bio, rdev->bdev, repl ? &dev->rvec : &dev->vec, 1, opf);
-	bio->bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	bio->bi_iter.bi_sector = sh->sector + km_data_offset(sh->conf, rdev);
 	__bio_add_page(bio, dev->page, PAGE_SIZE, 0);
 	bio->bi_private = sh;
 	if (repl)
@@ -776,18 +776,13 @@ static void km_flush_writes(struct km_conf *conf)
 		submit_bio_noacct(bio);
 }
 
-/* The array's md thread. */
-void km_daemon(struct md_thread *thread)
+/* Handle one conf's stripes (the md thread). */
+static void km_handle_conf(struct km_conf *conf)
 {
-	struct mddev *mddev = thread->mddev;
-	struct km_conf *conf = mddev->private;
 	struct km_stripe *sh;
-	struct blk_plug plug;
 	int handled = 0;
 
-	md_check_recovery(mddev);
 	km_release_held(conf, false);
-	blk_start_plug(&plug);
 	km_discard_submit(conf);
 	do {
 		while ((sh = km_next_stripe(conf))) {
@@ -801,5 +796,21 @@ void km_daemon(struct md_thread *thread)
 		/* writes completing at once queue their stripes again */
 		km_flush_writes(conf);
 	} while (!list_empty_careful(&conf->handle_list) && handled < 4096);
+}
+
+/* The array's md thread: the conf, and during a reshape the old one. */
+void km_daemon(struct md_thread *thread)
+{
+	struct mddev *mddev = thread->mddev;
+	struct km_conf *conf, *prev;
+	struct blk_plug plug;
+
+	md_check_recovery(mddev);
+	conf = mddev->private;
+	prev = conf->prev;
+	blk_start_plug(&plug);
+	km_handle_conf(conf);
+	if (prev)
+		km_handle_conf(prev);
 	blk_finish_plug(&plug);
 }

@@ -32,7 +32,12 @@ int km_calc_degraded(struct km_conf *conf)
 
 static bool km_has_failed(struct km_conf *conf)
 {
-	return conf->mddev->degraded > conf->geom.m;
+	int m = conf->geom.m;
+
+	/* during a reshape, the old shape's rows too */
+	if (conf->prev)
+		m = min(m, conf->prev->geom.m);
+	return conf->mddev->degraded > m;
 }
 
 /*
@@ -84,22 +89,43 @@ int km_check_shape(struct mddev *mddev, unsigned int layout, int chunk,
 	return 0;
 }
 
-/* Check the geometry md hands us to run. */
-static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out)
+/*
+ * Check the geometry md hands us to run: the shape (the new one while a
+ * reshape is recorded) and, for a reshape, the old shape's m and
+ * rotation in @om and @oalgo.
+ */
+static int km_check_geometry(struct mddev *mddev, int *m_out, int *algo_out,
+			     int *om, int *oalgo)
 {
 	const char *name = mdname(mddev);
+	int ret;
 
 	if (mddev->new_level != RAIDKM_LEVEL || mddev->level != RAIDKM_LEVEL) {
 		pr_err("md/km:%s: level %d is not km (%d)\n", name,
 		       mddev->new_level, RAIDKM_LEVEL);
 		return -EINVAL;
 	}
-	if (mddev->reshape_position != MaxSector ||
-	    mddev->new_layout != mddev->layout ||
-	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
-	    mddev->delta_disks) {
-		pr_err("md/km:%s: reshape is not supported\n", name);
+	if (mddev->reshape_position == MaxSector &&
+	    (mddev->new_layout != mddev->layout ||
+	     mddev->new_chunk_sectors != mddev->chunk_sectors ||
+	     mddev->delta_disks)) {
+		pr_err("md/km:%s: a new shape is recorded but no reshape position\n",
+		       name);
 		return -EINVAL;
+	}
+	if (mddev->reshape_position != MaxSector) {
+		if (mddev->new_chunk_sectors != mddev->chunk_sectors ||
+		    mddev->delta_disks < 0 || mddev->reshape_backwards) {
+			pr_err("md/km:%s: the recorded reshape (chunk change or fewer members) is not one km makes\n",
+			       name);
+			return -EINVAL;
+		}
+		ret = km_check_shape(mddev, mddev->layout,
+				     mddev->chunk_sectors,
+				     mddev->raid_disks - mddev->delta_disks,
+				     om, oalgo);
+		if (ret)
+			return ret;
 	}
 	return km_check_shape(mddev, mddev->new_layout,
 			      mddev->new_chunk_sectors, mddev->raid_disks,
@@ -114,13 +140,20 @@ static sector_t km_size(struct mddev *mddev, sector_t sectors, int raid_disks)
 		sectors = mddev->dev_sectors;
 	if (!conf)
 		return 0;
+	/* until a reshape is done, the old shape's size */
+	if (conf->prev)
+		conf = conf->prev;
 	return km_array_sectors(&conf->geom, sectors);
 }
 
-static void km_free_conf(struct km_conf *conf)
+void km_free_conf(struct km_conf *conf)
 {
 	if (!conf)
 		return;
+	if (conf->prev) {
+		km_reshape_teardown(conf);
+		km_free_conf(conf->prev);
+	}
 	if (conf->job_stats_registered)
 		rkm_job_stats_unregister(&conf->job_stats);
 	if (conf->retry_wq)
@@ -137,7 +170,11 @@ static void km_free_conf(struct km_conf *conf)
 	kfree(conf);
 }
 
-struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
+/*
+ * A conf of @n members (mddev->raid_disks, or fewer for the old shape of a
+ * reshape, which leaves out the members in the new slots).
+ */
+struct km_conf *km_setup_conf(struct mddev *mddev, int n, int m, int algo)
 {
 	struct km_conf *conf;
 	struct md_rdev *rdev;
@@ -155,7 +192,7 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 	bio_list_init(&conf->retry_list);
 	bio_list_init(&conf->deferred_writes);
 	INIT_WORK(&conf->retry_work, km_retry_reads);
-	if (km_geom_init(&conf->geom, mddev->raid_disks, m,
+	if (km_geom_init(&conf->geom, n, m,
 			 mddev->chunk_sectors) ||
 	    km_geom_set_rotation(&conf->geom, algo))
 		goto einval;
@@ -167,6 +204,8 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo)
 
 		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
 			continue;
+		if (rdev->raid_disk >= conf->geom.n && n < mddev->raid_disks)
+			continue;	/* the old shape of a reshape */
 		if (rdev->raid_disk >= conf->geom.n) {
 			pr_err("md/km:%s: member %pg in slot %d is not supported\n",
 			       mdname(mddev), rdev->bdev, rdev->raid_disk);
@@ -235,7 +274,7 @@ enomem:
 	return ERR_PTR(-ENOMEM);
 }
 
-static int km_set_limits(struct km_conf *conf)
+int km_set_limits(struct km_conf *conf)
 {
 	struct mddev *mddev = conf->mddev;
 	unsigned int chunk = mddev->chunk_sectors << 9;
@@ -260,20 +299,40 @@ static int km_run(struct mddev *mddev)
 	struct km_conf *conf;
 	struct md_rdev *rdev;
 	struct md_thread *thread;
-	int m, algo, ret;
+	int m, algo, om = 0, oalgo = 0, ret;
 
 	if (rkm_md_init_writes_pending(mddev) < 0)
 		return -ENOMEM;
-	ret = km_check_geometry(mddev, &m, &algo);
+	ret = km_check_geometry(mddev, &m, &algo, &om, &oalgo);
 	if (ret)
 		return ret;
 	/* a takeover (takeover.c) has set up the conf already */
 	conf = mddev->private;
 	if (!conf) {
-		conf = km_setup_conf(mddev, m, algo);
+		conf = km_setup_conf(mddev, mddev->raid_disks, m, algo);
 		if (IS_ERR(conf))
 			return PTR_ERR(conf);
 		mddev->private = conf;
+	}
+	if (mddev->reshape_position != MaxSector && !conf->prev) {
+		/* a reshape goes on where the superblock says (reshape.c) */
+		struct km_conf *prev;
+
+		prev = km_setup_conf(mddev, mddev->raid_disks -
+				     mddev->delta_disks, om, oalgo);
+		if (IS_ERR(prev)) {
+			ret = PTR_ERR(prev);
+			goto abort;
+		}
+		ret = km_reshape_setup(conf, prev);
+		if (ret) {
+			km_free_conf(prev);
+			goto abort;
+		}
+		pr_info("md/km:%s: reshape k=%d m=%d -> k=%d m=%d resumes at array sector %llu\n",
+			mdname(mddev), prev->geom.k, prev->geom.m,
+			conf->geom.k, conf->geom.m,
+			(unsigned long long)mddev->reshape_position);
 	}
 
 	mddev->dev_sectors &= ~((sector_t)mddev->chunk_sectors - 1);
@@ -412,7 +471,8 @@ static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
 
 	if (test_bit(Journal, &rdev->flags))
 		return -EINVAL;
-	if (mddev->recovery_disabled == conf->recovery_disabled)
+	if (mddev->recovery_disabled == conf->recovery_disabled ||
+	    conf->prev)
 		return -EBUSY;
 	if (rdev->saved_raid_disk < 0 && km_has_failed(conf))
 		return -EINVAL;
@@ -448,6 +508,9 @@ static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
 
 	if (number < 0 || number >= conf->geom.n)
 		return 0;
+	/* the old shape's conf points at the members too */
+	if (conf->prev)
+		return -EBUSY;
 	p = conf->disks + number;
 	if (rcu_access_pointer(p->rdev) == rdev)
 		slot = &p->rdev;
@@ -530,13 +593,12 @@ static int km_resize(struct mddev *mddev, sector_t sectors)
 	return 0;
 }
 
-static void km_quiesce(struct mddev *mddev, int quiesce)
+static void km_quiesce_conf(struct km_conf *conf, int quiesce)
 {
-	struct km_conf *conf = mddev->private;
-
 	if (quiesce) {
 		spin_lock_irq(&conf->lock);
 		conf->quiesce = 2;
+		smp_mb();	/* against km_enter()'s count, then look */
 		wait_event_lock_irq(conf->wait_for_quiescent,
 				    atomic_read(&conf->active_stripes) == 0 &&
 				    atomic_read(&conf->active_reads) == 0,
@@ -549,6 +611,15 @@ static void km_quiesce(struct mddev *mddev, int quiesce)
 		spin_unlock_irq(&conf->lock);
 	}
 	wake_up(&conf->wait_for_quiescent);
+}
+
+static void km_quiesce(struct mddev *mddev, int quiesce)
+{
+	struct km_conf *conf = mddev->private;
+
+	km_quiesce_conf(conf, quiesce);
+	if (conf->prev)
+		km_quiesce_conf(conf->prev, quiesce);
 }
 
 static int km_start(struct mddev *mddev)
@@ -575,6 +646,9 @@ static struct md_personality km_personality = {
 	.size		= km_size,
 	.quiesce	= km_quiesce,
 	.takeover	= km_takeover,
+	.check_reshape	= km_check_reshape,
+	.start_reshape	= km_start_reshape,
+	.finish_reshape	= km_finish_reshape,
 };
 
 int rkm_personality_register(void)

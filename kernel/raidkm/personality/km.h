@@ -8,6 +8,7 @@
  *   sysfs.c   /sys/block/mdX/md/km/        km.c      the md_personality table
  *   replace.c hot replace (members with a replacement)
  *   discard.c TRIM of whole stripes        badblocks.c bad-block records
+ *   reshape.c restriping onto a new shape (grow k, grow m)
  *
  * See Documentation/personality.rst.
  */
@@ -220,7 +221,25 @@ struct km_conf {
 	struct km_stats stats;
 	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
 	bool job_stats_registered;
+
+	/*
+	 * Reshape (reshape.c).  While one runs, mddev->private is the new
+	 * shape's conf, ->prev the old shape's, and array sectors below
+	 * ->reshape_progress are in the new shape.
+	 */
+	struct km_conf *prev;
+	struct km_reshape *rs;		/* the window's buffers */
+	sector_t reshape_progress;	/* conf->lock to change */
+	bool new_offset;		/* members at new_data_offset */
+	bool reshaping;			/* either conf of a reshape */
 };
+
+/* Where @conf's rows start on @rdev. */
+static inline sector_t km_data_offset(struct km_conf *conf,
+				      struct md_rdev *rdev)
+{
+	return conf->new_offset ? rdev->new_data_offset : rdev->data_offset;
+}
 
 /* stripe.c */
 int km_stripes_init(struct km_conf *conf);
@@ -291,10 +310,21 @@ extern const struct attribute_group km_attr_group;
 /* km.c */
 int km_calc_degraded(struct km_conf *conf);
 
-/* km.c: a shape's checks and a conf, for run and takeover */
+/* km.c: a shape's checks and a conf, for run, takeover and reshape */
 int km_check_shape(struct mddev *mddev, unsigned int layout, int chunk,
 		   int n, int *m_out, int *algo_out);
-struct km_conf *km_setup_conf(struct mddev *mddev, int m, int algo);
+struct km_conf *km_setup_conf(struct mddev *mddev, int n, int m, int algo);
+void km_free_conf(struct km_conf *conf);
+int km_set_limits(struct km_conf *conf);
+
+/* reshape.c */
+int km_check_reshape(struct mddev *mddev);
+int km_start_reshape(struct mddev *mddev);
+void km_finish_reshape(struct mddev *mddev);
+int km_reshape_setup(struct km_conf *conf, struct km_conf *prev);
+void km_reshape_teardown(struct km_conf *conf);
+sector_t km_reshape_request(struct mddev *mddev, sector_t sector_nr,
+			    sector_t max_sector, int *skipped);
 
 /* takeover.c: md raid6 (left-symmetric) becomes km m=2 in place */
 void *km_takeover(struct mddev *mddev);

@@ -162,7 +162,7 @@ static void km_read_chunk(struct km_conf *conf, struct bio *bio)
 	ctx = container_of(clone, struct km_read_ctx, bio);
 	ctx->conf = conf;
 	ctx->rdev = rdev;
-	clone->bi_iter.bi_sector = loc.msector + rdev->data_offset;
+	clone->bi_iter.bi_sector = loc.msector + km_data_offset(conf, rdev);
 	clone->bi_private = bio;
 	clone->bi_end_io = km_direct_read_done;
 	/* counted until the read, or its retry, has been handed on */
@@ -211,9 +211,69 @@ void km_bitmap_sector(struct mddev *mddev, sector_t *offset,
 	*sectors = (last - first + 1) << g->chunk_shift;
 }
 
+static void km_leave(struct km_conf *conf)
+{
+	if (atomic_dec_and_test(&conf->active_reads))
+		wake_up(&conf->wait_for_quiescent);
+}
+
+/*
+ * Enter the array's current conf for one bio: counted in active_reads
+ * until km_leave(), so that a quiesce (md's, or a reshape window's gate)
+ * waits until the bio is attached to its stripes or reads.
+ */
+static struct km_conf *km_enter(struct mddev *mddev)
+{
+	struct km_conf *conf;
+
+	for (;;) {
+		conf = READ_ONCE(mddev->private);
+		atomic_inc(&conf->active_reads);
+		smp_mb__after_atomic();	/* count, then look at quiesce */
+		if (!READ_ONCE(conf->quiesce) &&
+		    conf == READ_ONCE(mddev->private))
+			return conf;
+		km_leave(conf);
+		wait_event(conf->wait_for_quiescent,
+			   !READ_ONCE(conf->quiesce) ||
+			   conf != READ_ONCE(mddev->private));
+	}
+}
+
+static void km_dispatch(struct km_conf *conf, struct bio *bio, bool write)
+{
+	if (!write) {
+		km_read(conf, bio);
+		return;
+	}
+	km_attach_bio(conf, bio, true);
+	bio_endio(bio);
+}
+
+/*
+ * During a reshape (reshape.c): the part of @bio below the boundary goes
+ * to the new shape, the rest to the old one.
+ */
+static void km_dispatch_reshape(struct km_conf *conf, struct bio *bio,
+				bool write)
+{
+	sector_t p = READ_ONCE(conf->reshape_progress);
+
+	if (bio->bi_iter.bi_sector < p && bio_end_sector(bio) > p) {
+		struct bio *split;
+
+		split = bio_split(bio, p - bio->bi_iter.bi_sector, GFP_NOIO,
+				  &conf->mddev->bio_set);
+		bio_chain(split, bio);
+		km_dispatch(conf, split, write);
+	}
+	km_dispatch(bio->bi_iter.bi_sector < p ? conf : conf->prev, bio,
+		    write);
+}
+
 bool km_make_request(struct mddev *mddev, struct bio *bio)
 {
-	struct km_conf *conf = mddev->private;
+	struct km_conf *conf;
 	bool write = bio_data_dir(bio) == WRITE;
 
 	if (unlikely(bio->bi_opf & REQ_PREFLUSH) &&
@@ -221,6 +281,7 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 		return true;
 	if (!rkm_md_write_start(mddev, bio))
 		return false;
+	conf = READ_ONCE(mddev->private);
 	if (unlikely((bio_op(bio) == REQ_OP_DISCARD &&
 		      !conf->discard_granularity) ||
 		     bio_op(bio) == REQ_OP_SECURE_ERASE ||
@@ -236,7 +297,7 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 			md_write_end(mddev);
 		return true;
 	}
-	wait_event(conf->wait_for_quiescent, !READ_ONCE(conf->quiesce));
+	conf = km_enter(mddev);
 	/*
 	 * From here on km works on md's clone of the bio: it holds the
 	 * array's active_io until it ends, so that mddev_suspend() waits for
@@ -244,17 +305,19 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 	 * counts writes in the bitmap, there; see km_bitmap_sector()).
 	 */
 	md_account_bio(mddev, &bio);
-	if (!write) {
-		km_read(conf, bio);
-		return true;
-	}
 	if (unlikely(bio_op(bio) == REQ_OP_DISCARD)) {
-		km_discard(conf, bio);
-		md_write_end(mddev);
-		return true;
+		/* a hint: none is passed on while a reshape moves the rows */
+		if (conf->prev)
+			bio_endio(bio);
+		else
+			km_discard(conf, bio);
+	} else if (unlikely(conf->prev)) {
+		km_dispatch_reshape(conf, bio, write);
+	} else {
+		km_dispatch(conf, bio, write);
 	}
-	km_attach_bio(conf, bio, true);
-	bio_endio(bio);
-	md_write_end(mddev);
+	km_leave(conf);
+	if (write)
+		md_write_end(mddev);
 	return true;
 }

@@ -187,6 +187,9 @@ sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
 	struct km_stripe *sh;
 	int still_degraded = 0, i, done;
 
+	if (test_bit(MD_RECOVERY_RESHAPE, &mddev->recovery))
+		return km_reshape_request(mddev, sector_nr, max_sector,
+					  skipped);
 	if (sector_nr >= max_sector) {
 		if (mddev->curr_resync < max_sector)	/* aborted */
 			rkm_bitmap_end_sync_aborted(mddev, mddev->curr_resync,

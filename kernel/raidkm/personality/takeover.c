@@ -58,7 +58,7 @@ void *km_takeover(struct mddev *mddev)
 			     mddev->raid_disks, &m, &algo);
 	if (ret)
 		return ERR_PTR(ret);
-	conf = km_setup_conf(mddev, m, algo);
+	conf = km_setup_conf(mddev, mddev->raid_disks, m, algo);
 	if (IS_ERR(conf))
 		return conf;
 	/* md moves these into level/layout and calls ->run with @conf */
