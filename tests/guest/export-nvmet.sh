@@ -163,5 +163,5 @@ check rmmod nvme_tcp
 check rmmod nvmet_tcp
 check rmmod nvmet
 check mdadm_km --stop /dev/md0
-grep -q '^md0' /proc/mdstat && fail "md0 still there after --stop"
+wait_md_gone md0
 echo "export-nvmet: ok"

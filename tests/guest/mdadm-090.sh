@@ -330,6 +330,7 @@ echo "$e" | grep -qF "Layout : m$M" || fail "1.0: layout"
 for r in "$A" "$B" "$C" "$D"; do fiov $r --verify_only; done
 check_clean md0 "after --update=metadata"
 check mdadm_km --stop /dev/md0
+wait_md_gone md0	# refuse checks that no md0 appears
 for d in $(members 8); do mdadm_km --zero-superblock $d 2>/dev/null; done
 rmmod brd || fail "rmmod brd"
 

@@ -81,15 +81,7 @@ wait_rebuilt() {
 
 stop_md0() {
 	check mdadm_km --stop /dev/md0
-	# md deletes a stopped array's device from a work queue, after
-	# STOP_ARRAY has returned: allow it 10 s to go
-	i=0
-	while [ -e /sys/block/md0/md/array_state ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "$level: md0 still there 10 s after --stop"
-		sleep 0.1
-	done
-	true
+	wait_md_gone md0
 }
 
 # unload: stop md0 and unload the personality's module

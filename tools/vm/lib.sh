@@ -89,6 +89,20 @@ wait_clean() {
 	done
 }
 
+# wait_md_gone MD [SECONDS]: after MD (md0 or /dev/md0) was stopped, until
+# md has deleted its device (10 s at most); fails if it is still there.
+# md deletes a stopped array's device from a work queue, after STOP_ARRAY
+# has returned, so a check right after --stop that it is gone can race.
+wait_md_gone() {
+	local md=${1#/dev/} n=0
+	while [ -e /sys/block/$md ]; do
+		n=$((n + 1))
+		[ $n -le $((${2:-10} * 10)) ] ||
+			fail "$md still there ${2:-10} s after its stop: $(cat /proc/mdstat)"
+		sleep 0.1
+	done
+}
+
 # recovery_s MD: seconds of MD's last recovery, from md's own kernel log
 # lines at its start and end (benchmarks; wait_sync's polling is coarse)
 recovery_s() {
