@@ -51,24 +51,50 @@ static bool km_rdev_discards(struct km_conf *conf, struct md_rdev *rdev)
 		rdev->data_offset % gran == align % gran;
 }
 
+/*
+ * Call @fn on every member that takes writes: each slot's member and its
+ * replacement that are there and not Faulty (a replacement that is the
+ * member itself, as md moves it into the member's place, once).  Stops
+ * at, and returns false from, the first @fn that returns false.  The
+ * caller holds rcu_read_lock.
+ */
+static bool km_walk_writers(struct km_conf *conf,
+			    bool (*fn)(struct km_conf *conf,
+				       struct md_rdev *rdev, void *arg),
+			    void *arg)
+{
+	int i, j;
+
+	for (i = 0; i < conf->geom.n; i++) {
+		struct md_rdev *r[2] = {
+			rcu_dereference(conf->disks[i].rdev),
+			rcu_dereference(conf->disks[i].replacement),
+		};
+
+		for (j = 0; j < 2; j++) {
+			if (!r[j] || test_bit(Faulty, &r[j]->flags) ||
+			    (j && r[j] == r[0]))
+				continue;
+			if (!fn(conf, r[j], arg))
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool km_writer_discards(struct km_conf *conf, struct md_rdev *rdev,
+			       void *arg)
+{
+	return km_rdev_discards(conf, rdev);
+}
+
 /* Whether every member that takes writes discards whole chunks. */
 static bool km_members_discard(struct km_conf *conf)
 {
-	bool ok = true;
-	int i;
+	bool ok;
 
 	rcu_read_lock();
-	for (i = 0; i < conf->geom.n && ok; i++) {
-		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
-		struct md_rdev *repl = rcu_dereference(conf->disks[i].replacement);
-
-		if (rdev && !test_bit(Faulty, &rdev->flags) &&
-		    !km_rdev_discards(conf, rdev))
-			ok = false;
-		if (repl && !test_bit(Faulty, &repl->flags) &&
-		    !km_rdev_discards(conf, repl))
-			ok = false;
-	}
+	ok = km_walk_writers(conf, km_writer_discards, NULL);
 	rcu_read_unlock();
 	return ok;
 }
@@ -204,6 +230,27 @@ static void km_discard_member(struct km_conf *conf, struct md_rdev *rdev)
 	bio_list_add(&conf->deferred_writes, bio);
 }
 
+/* The members km_discard_submit() sends the discard to. */
+struct km_discard_targets {
+	struct md_rdev *rdev[2 * RKM_MAX_N];
+	int nr;
+	bool refused;		/* one cannot discard whole chunks */
+};
+
+/* km_discard_submit(): take a reference on @rdev for its discard. */
+static bool km_discard_target(struct km_conf *conf, struct md_rdev *rdev,
+			      void *arg)
+{
+	struct km_discard_targets *t = arg;
+
+	/* a member added since km_discard() looked */
+	if (!km_rdev_discards(conf, rdev))
+		t->refused = true;
+	atomic_inc(&rdev->nr_pending);
+	t->rdev[t->nr++] = rdev;
+	return true;
+}
+
 /*
  * md thread: submit the queued discard to every member that takes writes
  * (km_daemon's flush sends them after the bitmap is on disk).
@@ -211,9 +258,8 @@ static void km_discard_member(struct km_conf *conf, struct md_rdev *rdev)
 void km_discard_submit(struct km_conf *conf)
 {
 	struct km_discard *d = &conf->discard;
-	struct md_rdev *rdevs[2 * RKM_MAX_N];
-	bool refused = false;
-	int i, j, nr = 0;
+	struct km_discard_targets t = { .nr = 0 };
+	int i;
 
 	spin_lock_irq(&conf->lock);
 	if (!d->queued) {
@@ -224,32 +270,16 @@ void km_discard_submit(struct km_conf *conf)
 	spin_unlock_irq(&conf->lock);
 
 	rcu_read_lock();
-	for (i = 0; i < conf->geom.n; i++) {
-		struct md_rdev *r[2] = {
-			rcu_dereference(conf->disks[i].rdev),
-			rcu_dereference(conf->disks[i].replacement),
-		};
-
-		for (j = 0; j < 2; j++) {
-			if (!r[j] || test_bit(Faulty, &r[j]->flags) ||
-			    (j && r[j] == r[0]))
-				continue;
-			/* a member added since km_discard() looked */
-			if (!km_rdev_discards(conf, r[j]))
-				refused = true;
-			atomic_inc(&r[j]->nr_pending);
-			rdevs[nr++] = r[j];
-		}
-	}
+	km_walk_writers(conf, km_discard_target, &t);
 	rcu_read_unlock();
-	d->refused = refused;
-	for (i = 0; i < nr; i++) {
-		if (refused)
-			rdev_dec_pending(rdevs[i], conf->mddev);
+	d->refused = t.refused;
+	for (i = 0; i < t.nr; i++) {
+		if (t.refused)
+			rdev_dec_pending(t.rdev[i], conf->mddev);
 		else
-			km_discard_member(conf, rdevs[i]);
+			km_discard_member(conf, t.rdev[i]);
 	}
-	if (!refused)
+	if (!t.refused)
 		atomic64_inc(&conf->stats.discards);
 	km_discard_put(conf);
 }
