@@ -17,7 +17,10 @@
  * One discard runs at a time per array.  It takes the member rows it
  * covers away from the stripe cache: new stripes for those rows wait
  * (km_get_stripe), stripes in use there drain, idle ones are forgotten
- * (their pages would no longer match the members).  The md thread then
+ * (their pages would no longer match the members).  The drain counts the
+ * stripes there that hold references (->busy, kept where a stripe gets
+ * its first reference and drops its last), so a stripe release costs a
+ * range check, not a walk of the stripe hash.  The md thread then
  * submits one discard per member after the bitmap's unplug, like any
  * write; when the last one ends the rows are released.  A member whose
  * discard fails is failed: its rows may still hold old data.
@@ -129,28 +132,50 @@ void km_discard_wait_row(struct km_conf *conf, sector_t sector)
 }
 
 /*
- * Whether a stripe of rows [@lo, @hi) is in use (conf->lock held); the
- * idle ones are taken out of the hash, so that nothing is served from
- * what they cache.
+ * Claim the discard's rows from the stripe cache (conf->lock held, the
+ * discard set): count the stripes there in use into ->busy; the idle
+ * ones are taken out of the hash, so that nothing is served from what
+ * they cache.  The one walk of the hash per discard: from here on
+ * km_discard_stripe_active() and km_discard_stripe_idle() keep ->busy.
  */
-static bool km_discard_busy(struct km_conf *conf, sector_t lo, sector_t hi)
+static void km_discard_claim(struct km_conf *conf)
 {
+	struct km_discard *d = &conf->discard;
 	struct hlist_node *tmp;
 	struct km_stripe *sh;
-	bool busy = false;
 	int i;
 
+	d->busy = 0;
 	for (i = 0; i < (1 << KM_STRIPE_HASH_BITS); i++) {
 		hlist_for_each_entry_safe(sh, tmp, &conf->hash[i], hash) {
-			if (sh->sector < lo || sh->sector >= hi)
+			if (!km_discard_row(conf, sh->sector))
 				continue;
 			if (atomic_read(&sh->count))
-				busy = true;
+				d->busy++;
 			else
 				hlist_del_init(&sh->hash);
 		}
 	}
-	return busy;
+}
+
+/* km_grab(): @sh got its first reference (conf->lock held). */
+void km_discard_stripe_active(struct km_conf *conf, struct km_stripe *sh)
+{
+	if (unlikely(km_discard_row(conf, sh->sector)))
+		conf->discard.busy++;
+}
+
+/*
+ * km_put_stripe(): @sh lost its last reference and goes idle (conf->lock
+ * held).  In the rows being discarded it is forgotten, and the discard
+ * waits for one stripe fewer (km_put_stripe() wakes it).
+ */
+void km_discard_stripe_idle(struct km_conf *conf, struct km_stripe *sh)
+{
+	if (likely(!km_discard_row(conf, sh->sector)))
+		return;
+	hlist_del_init(&sh->hash);
+	conf->discard.busy--;
 }
 
 /* The last member discard ended: release the rows, end the bio. */
@@ -329,8 +354,8 @@ void km_discard(struct km_conf *conf, struct bio *bio)
 	d->refused = false;
 	atomic_set(&d->pending, 1);
 	/* new stripes there wait from here on; those in use drain */
-	wait_event_lock_irq(conf->wait_for_stripe,
-			    !km_discard_busy(conf, d->lo, d->hi), conf->lock);
+	km_discard_claim(conf);
+	wait_event_lock_irq(conf->wait_for_stripe, !d->busy, conf->lock);
 	spin_unlock_irq(&conf->lock);
 
 	md_write_inc(mddev, bio);

@@ -175,6 +175,7 @@ struct km_discard {
 	bool queued;			/* for the md thread to submit */
 	bool failed;			/* a member failed its discard */
 	bool refused;			/* a member cannot discard: none sent */
+	int busy;			/* stripes of [lo, hi) with references */
 	atomic_t pending;
 };
 
@@ -295,6 +296,8 @@ unsigned int km_discard_granularity(struct km_conf *conf);
 void km_discard(struct km_conf *conf, struct bio *bio);
 bool km_discard_row(struct km_conf *conf, sector_t sector);
 void km_discard_wait_row(struct km_conf *conf, sector_t sector);
+void km_discard_stripe_active(struct km_conf *conf, struct km_stripe *sh);
+void km_discard_stripe_idle(struct km_conf *conf, struct km_stripe *sh);
 void km_discard_submit(struct km_conf *conf);
 
 /* badblocks.c */

@@ -93,6 +93,7 @@ static void km_grab(struct km_conf *conf, struct km_stripe *sh)
 	if (atomic_inc_return(&sh->count) == 1) {
 		list_del_init(&sh->lru);
 		atomic_inc(&conf->active_stripes);
+		km_discard_stripe_active(conf, sh);
 	}
 }
 
@@ -241,6 +242,7 @@ void km_put_stripe(struct km_stripe *sh)
 			set_bit(KM_SH_ON_LIST, &sh->state);
 			list_add_tail(&sh->lru, &conf->handle_list);
 		} else {
+			km_discard_stripe_idle(conf, sh);
 			list_add_tail(&sh->lru, &conf->inactive_list);
 			atomic_dec(&conf->active_stripes);
 			wake_up(&conf->wait_for_stripe);
