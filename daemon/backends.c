@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The backends raidkmd knows: cpu (always), cuda (when daemon/gpu
- * provides it at link time), noop (loopback benchmarks only).
+ * The backends raidkmd knows: cpu (always), cuda (every GPU of the host,
+ * daemon/gpu/multi_gpu.c, when daemon/gpu provides it at link time), noop
+ * (loopback benchmarks only).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,12 +10,14 @@
 #include <string.h>
 
 #include "rkmd.h"
+#include "gpu/multi_gpu.h"
 
 /*
  * The CUDA backend is linked in only when daemon/gpu/gpu.mk provides
  * objects (RKMD_CUDA_OBJS); otherwise this weak reference stays NULL.
  */
-#pragma weak rkmd_cuda_backend
+#pragma weak rkmd_gpus_backend
+#pragma weak rkmd_gpus_configure
 
 /* no-op: completes every job at once without touching data */
 struct noop_backend {
@@ -81,6 +84,19 @@ const struct rkmd_backend_ops *rkmd_find_backend(const char *name)
 	if (!strcmp(name, "noop"))
 		return &rkmd_noop_backend;
 	if (!strcmp(name, "cuda"))
-		return &rkmd_cuda_backend;	/* NULL when not linked in */
+		return &rkmd_gpus_backend;	/* NULL when not linked in */
 	return NULL;
+}
+
+int rkmd_backend_gpus(const char *list, const char *state_path, char *why,
+		      size_t whylen)
+{
+	if (!rkmd_gpus_configure) {
+		if (list) {
+			snprintf(why, whylen, "raidkmd was built without the CUDA backend");
+			return -ENODEV;
+		}
+		return 0;
+	}
+	return rkmd_gpus_configure(list, state_path, why, whylen);
 }

@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "ring/rkm_ring.h"
 #include "bridge/bridge_io.h"
 #include "rkmd.h"
 #include "rkmd_log.h"
+
+#define GPU_STATUS_DIR	"/run/raidkmd"
+#define GPU_STATUS_FILE	GPU_STATUS_DIR "/gpus"
 
 static struct rkmd_core *volatile g_core;
 static volatile int g_stop;
@@ -55,6 +59,15 @@ static void usage(FILE *f)
 "Options:\n"
 "  -b, --backend=NAME    auto (default), cuda or cpu.  auto picks cuda when a\n"
 "                        usable GPU is found, else cpu, and logs which.\n"
+"      --gpus=LIST       the GPUs of the cuda backend: all (default: every\n"
+"                        usable one) or device numbers, e.g. 0,2; one\n"
+"                        backend instance per entry, jobs to the one with\n"
+"                        the fewest bytes outstanding; a failing GPU is\n"
+"                        dropped and its jobs re-run on another or by the\n"
+"                        kernel's CPU codec\n"
+"      --status-file=PATH  where the cuda backend writes each GPU's state\n"
+"                        (default %s; none with --loopback;\n"
+"                        empty: none)\n"
 "  -t, --threads=N       coding threads of the cpu backend (default: one per\n"
 "                        online CPU; 0 codes on the serving thread)\n"
 "      --batch=N         preferred stripes per job to ask the kernel for\n"
@@ -95,7 +108,8 @@ static void usage(FILE *f)
 "Exit status: 0 clean stop, 1 error or dropped by the kernel (message in\n"
 "the log, reason in dmesg), 2 bad usage.\n"
 "Status and counters: raidkmctl status.  See raidkmd(8).\n",
-		RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME, RKMD_SPIN_US_DEFAULT);
+		GPU_STATUS_FILE, RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME,
+		RKMD_SPIN_US_DEFAULT);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -224,6 +238,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "status-file", required_argument, NULL, 's' },
 		{ "batch", required_argument, NULL, 'B' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "loopback", required_argument, NULL, 'L' },
@@ -241,6 +257,7 @@ int main(int argc, char **argv)
 	};
 	const char *backend = "auto", *device = "/dev/raidkm", *loop = NULL;
 	const char *logto = NULL, *bridge = NULL, *ram = NULL;
+	const char *gpus = NULL, *status_file = NULL;
 	int64_t poll_us = -1, spin_us = RKMD_SPIN_US_DEFAULT;
 	struct rkmd_core_cfg cfg;
 	struct rkmd_transport t;
@@ -261,6 +278,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			cfg.threads = (int)v;
+			break;
+		case 'g':
+			gpus = optarg;
+			break;
+		case 's':
+			status_file = optarg;
 			break;
 		case 'B':
 			if (parse_u64(optarg, &v) || !v || v > RAIDKM_MAX_STRIPES) {
@@ -339,6 +362,19 @@ int main(int argc, char **argv)
 		logto = fg ? "stderr" : "syslog";
 	rkmd_log_open(strcmp(logto, "syslog") ? RKMD_LOG_STDERR :
 		      RKMD_LOG_SYSLOG, verbose);
+
+	if (!status_file && !loop) {
+		status_file = GPU_STATUS_FILE;
+		if (mkdir(GPU_STATUS_DIR, 0755) && errno != EEXIST)
+			status_file = "";	/* not root: no status file */
+	}
+	if (rkmd_backend_gpus(gpus, status_file, why, sizeof(why))) {
+		if (gpus)
+			rkmd_err("--gpus=%s: %s", gpus, why);
+		else
+			rkmd_err("--status-file: %s", why);
+		return gpus && !strstr(why, "without") ? 2 : 1;
+	}
 
 	cfg.backend = choose_backend(backend, loop != NULL);
 	if (!cfg.backend)

@@ -163,5 +163,12 @@ void rkmd_core_stop(struct rkmd_core *core);
 /* Backends compiled in, for --backend */
 extern const struct rkmd_backend_ops rkmd_noop_backend;
 const struct rkmd_backend_ops *rkmd_find_backend(const char *name);
+/*
+ * The cuda backend's GPUs (list: "all" or "0,1"; NULL keeps the default)
+ * and status file (NULL keeps it, "" none); -ENODEV when raidkmd was
+ * built without CUDA and a list was given, -EINVAL for a bad list.
+ */
+int rkmd_backend_gpus(const char *list, const char *state_path, char *why,
+		      size_t whylen);
 
 #endif /* RKMD_H */

@@ -38,11 +38,23 @@
  * no job waits for it (RKMD_CUDA_JIT=1, the default; =0 never; =sync, for
  * tests: compile at once and use it for every batch of the plan).
  *
- * Failures: a CUDA error, a lost device or a batch that never finishes
- * completes the affected jobs with -EIO (-ENOMEM for an allocation that
- * failed), logs one line and, when the error leaves the context unusable,
- * marks the backend dead: every queued and later job fails with -EIO, so
- * the core detaches and the kernel falls back to its CPU codec.
+ * Failures: a CUDA error or a lost device completes the affected
+ * batches' jobs with -EIO (-ENOMEM for an allocation that failed), a batch
+ * that never finishes (RKMD_CUDA_HANG_MS, default 20 s) with -ETIMEDOUT;
+ * the backend logs one line and, when the error leaves the context
+ * unusable, marks itself dead: jobs still queued complete with -EAGAIN
+ * (never started: they may run anywhere else), later submits fail with
+ * -EIO.  Alone, the core detaches and the kernel falls back to its CPU
+ * codec; under the multi-GPU backend (multi_gpu.c) the instance is
+ * dropped and its jobs run on another GPU.
+ *
+ * Instances: one per device and context.  rkmd_cuda_open_dev() opens
+ * device N in its primary context, or in a context of its own (a second
+ * instance on the same GPU, for tests: a fault in one does not kill the
+ * other).  The arena is registered once per process (portable: every
+ * device and context maps it) and unregistered by the last instance.
+ * Pinned host memory and the completion threads are placed on the GPU's
+ * NUMA node when the host has several (gpu_numa.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -58,6 +70,8 @@
 #include <new>
 #include <vector>
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 extern "C" {
@@ -68,6 +82,7 @@ extern "C" {
 #include "rkg.h"
 #include "rkg_jit.h"
 #include "cuda_backend.h"
+#include "gpu_numa.h"
 
 #define NSLOT		8		/* batches in flight */
 #define MAX_BATCH_BYTES	(256ull << 20)	/* chunk bytes per merged launch */
@@ -139,6 +154,7 @@ struct slot {
 	/* the batch in flight (under b->lock) */
 	int busy;
 	cudaError_t err;		/* failed before it ran */
+	int injected;			/* err is rkmd_cuda_inject_fail()'s */
 	struct plan *p;
 	int holds_region;
 	std::vector<struct rkmd_job *> jobs;
@@ -167,6 +183,11 @@ struct cuda_backend {
 	size_t len;
 	intptr_t delta;			/* device address - host address */
 	int dev;
+	CUcontext cuctx;		/* own context, or NULL: primary */
+	int node;			/* NUMA node of the GPU, -1: any */
+	char busid[32];			/* PCI address */
+	uint64_t hang_ns;		/* a batch running longer is hung */
+	int registered;			/* holds an arena reference */
 	rkmd_complete_fn done;
 	void *ctx;
 
@@ -175,6 +196,8 @@ struct cuda_backend {
 	std::vector<struct rkmd_job *> pending;
 	uint64_t outstanding;		/* submitted, done() not yet returned */
 	int dead, stop, inject_trap;
+	int inject_fail;		/* tests: fail the next batch */
+	char dead_why[160];		/* the error that made it dead */
 	uint64_t trap_after;	/* RKMD_CUDA_TRAP_AFTER: fault at that job */
 	uint64_t busy_until_ns;		/* estimated end of queued GPU work */
 	double ns_per_byte;
@@ -207,6 +230,85 @@ struct cuda_backend {
 	int jit_th_ok;
 	pthread_cond_t jit_cv;
 };
+
+/* ---- contexts: the primary one, or one of the instance's own ---------- */
+
+/*
+ * The few driver calls an own context needs, looked up through the
+ * runtime (cudaGetDriverEntryPointByVersion): raidkmd does not link
+ * libcuda, so that it starts on a host without the NVIDIA driver.
+ */
+static struct {
+	pthread_once_t once;
+	PFN_cuDeviceGet_v2000 dev_get;
+	PFN_cuCtxCreate_v3020 create;
+	PFN_cuCtxDestroy_v4000 destroy;
+	PFN_cuCtxSetCurrent_v4000 set_current;
+} drv = { PTHREAD_ONCE_INIT };
+
+static void drv_lookup(void)
+{
+	cudaDriverEntryPointQueryResult q;
+
+	if (cudaGetDriverEntryPointByVersion("cuDeviceGet",
+					     (void **)&drv.dev_get, 2000,
+					     cudaEnableDefault, &q) ||
+	    q != cudaDriverEntryPointSuccess)
+		drv.dev_get = NULL;
+	if (cudaGetDriverEntryPointByVersion("cuCtxCreate",
+					     (void **)&drv.create, 3020,
+					     cudaEnableDefault, &q) ||
+	    q != cudaDriverEntryPointSuccess)
+		drv.create = NULL;
+	if (cudaGetDriverEntryPointByVersion("cuCtxDestroy",
+					     (void **)&drv.destroy, 4000,
+					     cudaEnableDefault, &q) ||
+	    q != cudaDriverEntryPointSuccess)
+		drv.destroy = NULL;
+	if (cudaGetDriverEntryPointByVersion("cuCtxSetCurrent",
+					     (void **)&drv.set_current, 4000,
+					     cudaEnableDefault, &q) ||
+	    q != cudaDriverEntryPointSuccess)
+		drv.set_current = NULL;
+}
+
+/* Create an own context on dev (and make it current); 0 or a CUresult */
+static int ctx_create(int dev, CUcontext *ctx)
+{
+	CUdevice d;
+	CUresult r;
+
+	pthread_once(&drv.once, drv_lookup);
+	if (!drv.dev_get || !drv.create || !drv.destroy || !drv.set_current)
+		return CUDA_ERROR_NOT_FOUND;
+	r = drv.dev_get(&d, dev);
+	if (r == CUDA_SUCCESS)
+		r = drv.create(ctx, CU_CTX_MAP_HOST, d);
+	return r;
+}
+
+/* Make the instance's context current to the calling thread. */
+static cudaError_t use_ctx(const struct cuda_backend *b)
+{
+	if (b->cuctx)
+		return drv.set_current(b->cuctx) == CUDA_SUCCESS ?
+		       cudaSuccess : cudaErrorContextIsDestroyed;
+	return cudaSetDevice(b->dev);
+}
+
+/*
+ * The arena's registration, shared by every instance of the process: a
+ * range can be registered only once, and a portable, mapped registration
+ * serves all devices and contexts.  It is made in the primary context of
+ * the first instance's device (never destroyed here, unlike an own
+ * context) and undone there by the last reference.
+ */
+static struct {
+	pthread_mutex_t lock;
+	char *base;
+	size_t len, ro_len;
+	int refs, dev;
+} reg = { PTHREAD_MUTEX_INITIALIZER };
 
 /*
  * Which batches take a run-time specialised kernel (when one is ready):
@@ -251,7 +353,9 @@ static void *jit_thread(void *arg)
 {
 	struct cuda_backend *b = (struct cuda_backend *)arg;
 
-	cudaSetDevice(b->dev);
+	use_ctx(b);
+	if (b->node >= 0)
+		rkg_numa_bind_thread(b->node);
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		struct plan *p;
@@ -320,6 +424,8 @@ static int cuda_errno(cudaError_t e)
 {
 	if (e == cudaErrorMemoryAllocation)
 		return -ENOMEM;
+	if (e == cudaErrorLaunchTimeout)	/* hung: it may still write */
+		return -ETIMEDOUT;
 	if (e == cudaErrorInvalidValue)
 		return -EINVAL;
 	return -EIO;
@@ -610,14 +716,22 @@ static cudaError_t grow_pair(void **host, void **dev, size_t *cap,
 
 static cudaError_t grow(struct slot *sl, size_t ntab, size_t nflags)
 {
+	const int node = sl->b->node;
 	cudaError_t e;
 
+	if (ntab <= sl->tabcap && nflags <= sl->flagcap)
+		return cudaSuccess;
+	/* pinned tables on the GPU's node, whichever thread launches */
+	if (node >= 0)
+		rkg_numa_prefer(node);
 	e = grow_pair((void **)&sl->htab, (void **)&sl->dtab, &sl->tabcap,
 		      ntab, sizeof(uint64_t), 4096);
-	if (e != cudaSuccess)
-		return e;
-	return grow_pair((void **)&sl->hflags, (void **)&sl->dflags,
-			 &sl->flagcap, nflags, sizeof(int32_t), 1024);
+	if (e == cudaSuccess)
+		e = grow_pair((void **)&sl->hflags, (void **)&sl->dflags,
+			      &sl->flagcap, nflags, sizeof(int32_t), 1024);
+	if (node >= 0)
+		rkg_numa_unprefer();
+	return e;
 }
 
 static void fill_table(const struct cuda_backend *b, const struct plan *p,
@@ -861,6 +975,13 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 				   head->len, sf);
 	queued = 1;
 
+	sl->injected = b->inject_fail;
+	if (b->inject_fail) {
+		/* as if the launch had failed: no GPU fault, same handling */
+		b->inject_fail = 0;
+		e = cudaErrorLaunchFailure;
+		goto fail;
+	}
 	if (b->inject_trap) {
 		b->inject_trap = 0;
 		e = rkg_launch_trap(sl->st);
@@ -1057,7 +1178,7 @@ static inline void cpu_relax(void)
 static cudaError_t wait_batch(struct slot *sl)
 {
 	const uint64_t t0 = now_ns(), deadline = sl->deadline_ns;
-	const uint64_t limit = 20000000000ull;	/* 20 s: hung */
+	const uint64_t limit = sl->b->hang_ns;	/* hung past it */
 	uint64_t asked = t0;
 	unsigned int spins = 0;
 
@@ -1109,7 +1230,9 @@ static void *slot_thread(void *arg)
 	std::vector<struct rkmd_job *> jobs, failed;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	cudaSetDevice(b->dev);
+	use_ctx(b);
+	if (b->node >= 0)	/* it polls host words next to the GPU */
+		rkg_numa_bind_thread(b->node);
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		cudaError_t e;
@@ -1142,8 +1265,18 @@ static void *slot_thread(void *arg)
 				 cudaGetErrorString(e),
 				 cuda_fatal(e) && !b->dead ?
 				 "; GPU unusable, failing all jobs" : "");
-			if (cuda_fatal(e))
-				b->dead = 1;
+			if (cuda_fatal(e) && !b->dead) {
+				if (e == cudaErrorLaunchTimeout)
+					snprintf(b->dead_why, sizeof(b->dead_why),
+						 "a batch hung for %llu ms",
+						 (unsigned long long)(b->hang_ns / 1000000));
+				else
+					snprintf(b->dead_why, sizeof(b->dead_why),
+						 "%s (%s)%s", cudaGetErrorName(e),
+						 cudaGetErrorString(e),
+						 sl->injected ? ", injected" : "");
+				__atomic_store_n(&b->dead, 1, __ATOMIC_RELEASE);
+			}
 		} else if (sl->p->mode == RKG_CHECK) {
 			const int32_t *f = sl->hflags;
 
@@ -1168,9 +1301,11 @@ static void *slot_thread(void *arg)
 
 		for (i = 0; i < jobs.size(); i++)
 			b->done(b->ctx, jobs[i], status);
-		for (i = 0; i < failed.size(); i++)
-			b->done(b->ctx, failed[i], -EIO);
+		for (i = 0; i < failed.size(); i++)	/* never started */
+			b->done(b->ctx, failed[i], -EAGAIN);
 
+		/* a done() that re-ran a job on another instance switched */
+		use_ctx(b);
 		pthread_mutex_lock(&b->lock);
 		b->outstanding -= jobs.size() + failed.size();
 		if (!b->outstanding)
@@ -1191,13 +1326,11 @@ static int pick_device(void)
 	return s ? atoi(s) : 0;
 }
 
-static int cuda_probe(char *why, size_t whylen)
+extern "C" int rkmd_cuda_count(char *why, size_t whylen)
 {
-	struct cudaDeviceProp pr;
-	int n = 0, dev = pick_device(), rt = 0, drv = 0;
-	cudaError_t e;
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
 
-	e = cudaGetDeviceCount(&n);
 	if (e == cudaErrorInsufficientDriver) {
 		void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
 
@@ -1213,6 +1346,18 @@ static int cuda_probe(char *why, size_t whylen)
 			 cudaGetErrorString(e), cudaGetErrorName(e));
 		return -ENODEV;
 	}
+	return n;
+}
+
+extern "C" int rkmd_cuda_probe_dev(int dev, char *why, size_t whylen)
+{
+	struct cudaDeviceProp pr;
+	int n, rt = 0, drv_v = 0;
+	cudaError_t e;
+
+	n = rkmd_cuda_count(why, whylen);
+	if (n < 0)
+		return n;
 	if (dev < 0 || dev >= n) {
 		snprintf(why, whylen, "CUDA device %d does not exist (%d found)",
 			 dev, n);
@@ -1235,47 +1380,41 @@ static int cuda_probe(char *why, size_t whylen)
 		return -ENODEV;
 	}
 	cudaRuntimeGetVersion(&rt);
-	cudaDriverGetVersion(&drv);
+	cudaDriverGetVersion(&drv_v);
 	snprintf(why, whylen,
 		 "%s (sm_%d%d, %d SMs, %zu MiB), driver %d.%d, runtime %d.%d",
 		 pr.name, pr.major, pr.minor, pr.multiProcessorCount,
-		 pr.totalGlobalMem >> 20, drv / 1000, drv % 1000 / 10,
+		 pr.totalGlobalMem >> 20, drv_v / 1000, drv_v % 1000 / 10,
 		 rt / 1000, rt % 1000 / 10);
 	return 0;
+}
+
+static int cuda_probe(char *why, size_t whylen)
+{
+	return rkmd_cuda_probe_dev(pick_device(), why, whylen);
 }
 
 static void cuda_close(struct rkmd_backend *be);
 
 /*
- * Register the arena for zero-copy access: its first ro_len bytes (job
- * inputs, mapped read-only by the kernel) read-only for the device too,
- * the rest (outputs) read-write.  Both must translate with one offset.
+ * Register the arena for zero-copy access (in the current context): its
+ * first b->ro_len bytes (job inputs, mapped read-only by the kernel)
+ * read-only for the device too, the rest (outputs) read-write.
  */
-static cudaError_t register_arena(struct cuda_backend *b, size_t ro_len,
-				  void **dptr, char *why, size_t whylen)
+static cudaError_t register_arena(struct cuda_backend *b, char *why,
+				  size_t whylen)
 {
 	const unsigned int fl = cudaHostRegisterMapped |
 				cudaHostRegisterPortable;
-	void *d2 = NULL;
+	const size_t ro_len = b->ro_len;
 	cudaError_t e;
-	int ro_ok = 0;
 
-	b->ro_len = ro_len;
-	if (!ro_len || ro_len >= b->len) {
-		b->ro_len = 0;
+	if (!ro_len) {
 		e = cudaHostRegister(b->base, b->len, fl);
 		if (e != cudaSuccess)
 			snprintf(why, whylen, "cudaHostRegister(arena, %zu MiB): %s",
 				 b->len >> 20, cudaGetErrorString(e));
-		else
-			e = cudaHostGetDevicePointer(dptr, b->base, 0);
 		return e;
-	}
-	cudaDeviceGetAttribute(&ro_ok, cudaDevAttrHostRegisterReadOnlySupported,
-			       b->dev);
-	if (!ro_ok) {
-		snprintf(why, whylen, "the kernel maps job inputs read-only and this GPU cannot register read-only host memory");
-		return cudaErrorNotSupported;
 	}
 	e = cudaHostRegister(b->base, ro_len, fl | cudaHostRegisterReadOnly);
 	if (e != cudaSuccess) {
@@ -1288,31 +1427,138 @@ static cudaError_t register_arena(struct cuda_backend *b, size_t ro_len,
 		snprintf(why, whylen, "cudaHostRegister(outputs, %zu MiB): %s",
 			 (b->len - ro_len) >> 20, cudaGetErrorString(e));
 		cudaHostUnregister(b->base);
-		return e;
-	}
-	e = cudaHostGetDevicePointer(dptr, b->base, 0);
-	if (e == cudaSuccess)
-		e = cudaHostGetDevicePointer(&d2, b->base + ro_len, 0);
-	if (e == cudaSuccess &&
-	    (char *)d2 - (char *)*dptr != (ptrdiff_t)ro_len) {
-		snprintf(why, whylen, "the two registrations of the arena do not translate alike");
-		e = cudaErrorInvalidValue;
-	}
-	if (e != cudaSuccess) {
-		if (!why[0])
-			snprintf(why, whylen, "cudaHostGetDevicePointer(arena): %s",
-				 cudaGetErrorString(e));
-		cudaHostUnregister(b->base + ro_len);
-		cudaHostUnregister(b->base);
 	}
 	return e;
 }
 
-static void unregister_arena(struct cuda_backend *b)
+static void unregister_arena(char *base, size_t ro_len)
 {
-	if (b->ro_len)
-		cudaHostUnregister(b->base + b->ro_len);
-	cudaHostUnregister(b->base);
+	if (ro_len)
+		cudaHostUnregister(base + ro_len);
+	cudaHostUnregister(base);
+}
+
+/*
+ * Take a reference on the process's registration of the arena (made by
+ * the first instance, in its device's primary context) and find the
+ * arena's device address in this instance's context.  Both parts must
+ * translate with one offset.
+ */
+static cudaError_t arena_get(struct cuda_backend *b, size_t ro_len,
+			     void **dptr, char *why, size_t whylen)
+{
+	void *d2 = NULL;
+	cudaError_t e = cudaSuccess;
+	int ro_ok = 0;
+
+	b->ro_len = !ro_len || ro_len >= b->len ? 0 : ro_len;
+	if (b->ro_len) {
+		cudaDeviceGetAttribute(&ro_ok,
+				       cudaDevAttrHostRegisterReadOnlySupported,
+				       b->dev);
+		if (!ro_ok) {
+			snprintf(why, whylen, "the kernel maps job inputs read-only and this GPU cannot register read-only host memory");
+			return cudaErrorNotSupported;
+		}
+	}
+	pthread_mutex_lock(&reg.lock);
+	if (reg.refs && (reg.base != b->base || reg.len != b->len ||
+			 reg.ro_len != b->ro_len)) {
+		snprintf(why, whylen, "another arena is registered in this process");
+		e = cudaErrorInvalidValue;
+	} else if (!reg.refs) {
+		e = cudaSetDevice(b->dev);	/* its primary context */
+		if (e == cudaSuccess)
+			e = register_arena(b, why, whylen);
+		else
+			snprintf(why, whylen, "CUDA device %d: %s", b->dev,
+				 cudaGetErrorString(e));
+		if (use_ctx(b) != cudaSuccess && e == cudaSuccess) {
+			unregister_arena(b->base, b->ro_len);
+			snprintf(why, whylen, "cannot return to the instance's context");
+			e = cudaErrorContextIsDestroyed;
+		}
+		if (e == cudaSuccess) {
+			reg.base = b->base;
+			reg.len = b->len;
+			reg.ro_len = b->ro_len;
+			reg.dev = b->dev;
+		}
+	}
+	if (e == cudaSuccess) {
+		reg.refs++;
+		b->registered = 1;
+	}
+	pthread_mutex_unlock(&reg.lock);
+	if (e != cudaSuccess)
+		return e;
+
+	e = cudaHostGetDevicePointer(dptr, b->base, 0);
+	if (e == cudaSuccess && b->ro_len)
+		e = cudaHostGetDevicePointer(&d2, b->base + b->ro_len, 0);
+	if (e == cudaSuccess && b->ro_len &&
+	    (char *)d2 - (char *)*dptr != (ptrdiff_t)b->ro_len) {
+		snprintf(why, whylen, "the two registrations of the arena do not translate alike");
+		e = cudaErrorInvalidValue;
+	} else if (e != cudaSuccess) {
+		snprintf(why, whylen, "cudaHostGetDevicePointer(arena): %s",
+			 cudaGetErrorString(e));
+	}
+	return e;
+}
+
+/* Drop the reference; the last one undoes the registration. */
+static void arena_put(struct cuda_backend *b)
+{
+	if (!b->registered)
+		return;
+	b->registered = 0;
+	pthread_mutex_lock(&reg.lock);
+	if (!--reg.refs) {
+		if (cudaSetDevice(reg.dev) == cudaSuccess)
+			unregister_arena(reg.base, reg.ro_len);
+		use_ctx(b);
+		reg.base = NULL;
+	}
+	pthread_mutex_unlock(&reg.lock);
+}
+
+/* Start CUDA on the instance's device, in its primary or own context. */
+static cudaError_t start_context(struct cuda_backend *b, int own_ctx,
+				 char *why, size_t whylen)
+{
+	cudaError_t e;
+	int r;
+
+	if (own_ctx) {
+		r = ctx_create(b->dev, &b->cuctx);
+		if (r) {
+			b->cuctx = NULL;
+			snprintf(why, whylen, "cannot create a CUDA context on device %d: driver error %d",
+				 b->dev, r);
+			return cudaErrorUnknown;
+		}
+		e = cudaSuccess;
+	} else {
+		e = cudaSetDevice(b->dev);
+		if (e == cudaSuccess)
+			e = cudaFree(0);	/* create the context now */
+		if (e != cudaSuccess)
+			snprintf(why, whylen, "cannot start CUDA on device %d: %s",
+				 b->dev, cudaGetErrorString(e));
+	}
+	if (cudaDeviceGetPCIBusId(b->busid, sizeof(b->busid), b->dev) !=
+	    cudaSuccess)
+		b->busid[0] = 0;
+	b->node = rkg_numa_node(b->busid);
+	return e;
+}
+
+static void ctx_release(struct cuda_backend *b)
+{
+	if (b->cuctx)
+		drv.destroy(b->cuctx);
+	b->cuctx = NULL;
 }
 
 static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
@@ -1320,14 +1566,24 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 				      rkmd_complete_fn done, void *ctx,
 				      char *why, size_t whylen)
 {
+	return rkmd_cuda_open_dev(pick_device(), 0, base, len, ro_len,
+				  nthreads, done, ctx, why, whylen);
+}
+
+extern "C" struct rkmd_backend *
+rkmd_cuda_open_dev(int dev, int own_ctx, void *base, size_t len,
+		   size_t ro_len, int nthreads, rkmd_complete_fn done,
+		   void *ctx, char *why, size_t whylen)
+{
 	struct cuda_backend *b;
 	void *dptr = NULL;
 	const char *gbps = getenv("RKMD_CUDA_GBPS");
 	const char *stage = getenv("RKMD_CUDA_STAGE");
+	const char *hang = getenv("RKMD_CUDA_HANG_MS");
 	cudaError_t e;
 	int i;
 
-	if (cuda_probe(why, whylen))
+	if (rkmd_cuda_probe_dev(dev, why, whylen))
 		return NULL;
 	b = new (std::nothrow) cuda_backend();
 	if (!b) {
@@ -1336,7 +1592,10 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 	}
 	b->base = (char *)base;
 	b->len = len;
-	b->dev = pick_device();
+	b->dev = dev;
+	b->node = -1;
+	b->hang_ns = (hang && atoi(hang) > 0 ? (uint64_t)atoi(hang) :
+		      20000ull) * 1000000ull;
 	b->done = done;
 	b->ctx = ctx;
 	b->ns_per_byte = 1.0 / (gbps && atof(gbps) > 0 ? atof(gbps) : 64.0);
@@ -1376,21 +1635,20 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->idle, NULL);
 
-	e = cudaSetDevice(b->dev);
-	if (e == cudaSuccess)
-		e = cudaFree(0);	/* create the context now */
-	if (e != cudaSuccess) {
-		snprintf(why, whylen, "cannot start CUDA on device %d: %s",
-			 b->dev, cudaGetErrorString(e));
-		goto fail_early;
-	}
 	why[0] = 0;
-	e = register_arena(b, ro_len, &dptr, why, whylen);
+	e = start_context(b, own_ctx, why, whylen);
+	if (e != cudaSuccess)
+		goto fail_early;
+	e = arena_get(b, ro_len, &dptr, why, whylen);
 	if (e != cudaSuccess)
 		goto fail_early;
 	b->delta = (intptr_t)((char *)dptr - (char *)base);
+	if (b->node >= 0)	/* the completion words next to the GPU */
+		rkg_numa_prefer(b->node);
 	e = cudaHostAlloc(&b->fhost, FLAG_HOST_BYTES, cudaHostAllocMapped |
 			  cudaHostAllocPortable);
+	if (b->node >= 0)
+		rkg_numa_unprefer();
 	if (e == cudaSuccess) {
 		memset(b->fhost, 0, FLAG_HOST_BYTES);
 		e = cudaHostGetDevicePointer(&b->fhost_d, b->fhost, 0);
@@ -1404,7 +1662,6 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 			 cudaGetErrorString(e));
 		cudaFreeHost(b->fhost);
 		cudaFree(b->fdev);
-		unregister_arena(b);
 		goto fail_early;
 	}
 	e = cudaStreamCreateWithFlags(&b->upload, cudaStreamNonBlocking);
@@ -1414,7 +1671,6 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 	if (e == cudaSuccess)
 		e = cudaStreamCreateWithFlags(&b->d2h, cudaStreamNonBlocking);
 	if (e != cudaSuccess) {
-		unregister_arena(b);
 		cudaFreeHost(b->fhost);
 		cudaFree(b->fdev);
 		snprintf(why, whylen, "CUDA stream setup: %s",
@@ -1468,6 +1724,8 @@ static struct rkmd_backend *cuda_open(void *base, size_t len, size_t ro_len,
 	return (struct rkmd_backend *)b;
 
 fail_early:
+	arena_put(b);
+	ctx_release(b);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->idle);
 	delete b;
@@ -1481,6 +1739,11 @@ static int cuda_submit(struct rkmd_backend *be, struct rkmd_job *job)
 
 	pthread_mutex_lock(&b->lock);
 	if (b->dead) {
+		pthread_mutex_unlock(&b->lock);
+		return -EIO;
+	}
+	/* the submitting thread may serve several instances */
+	if (use_ctx(b) != cudaSuccess) {
 		pthread_mutex_unlock(&b->lock);
 		return -EIO;
 	}
@@ -1514,6 +1777,7 @@ static void cuda_close(struct rkmd_backend *be)
 	int i;
 
 	cuda_drain(be);
+	use_ctx(b);
 	pthread_mutex_lock(&b->lock);
 	b->stop = 1;
 	for (i = 0; i < NSLOT; i++)
@@ -1570,9 +1834,9 @@ static void cuda_close(struct rkmd_backend *be)
 		cudaStreamSynchronize(b->d2h);
 		cudaStreamDestroy(b->d2h);
 	}
-	unregister_arena(b);
 	cudaFreeHost(b->fhost);
 	cudaFree(b->fdev);
+	arena_put(b);
 	for (auto &kv : b->plans) {
 		rkg_jit_free(kv.second->jit);
 		free(kv.second->ktab);
@@ -1582,10 +1846,34 @@ static void cuda_close(struct rkmd_backend *be)
 		for (int m = 0; m <= RKM_MAX_M; m++)
 			if (b->code[i][m])
 				rkm_code_destroy(b->code[i][m]);
+	ctx_release(b);
 	pthread_cond_destroy(&b->jit_cv);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->idle);
 	delete b;
+}
+
+extern "C" int rkmd_cuda_dead(struct rkmd_backend *be, char *why,
+			      size_t len)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+	int dead;
+
+	pthread_mutex_lock(&b->lock);
+	dead = b->dead;
+	if (dead && why)
+		snprintf(why, len, "%s", b->dead_why);
+	pthread_mutex_unlock(&b->lock);
+	return dead;
+}
+
+extern "C" void rkmd_cuda_where(struct rkmd_backend *be, char *buf,
+				size_t len)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	snprintf(buf, len, "%s, node %d%s", b->busid[0] ? b->busid : "?",
+		 b->node, b->cuctx ? ", own context" : "");
 }
 
 extern "C" void rkmd_cuda_inject_trap(struct rkmd_backend *be)
@@ -1594,6 +1882,15 @@ extern "C" void rkmd_cuda_inject_trap(struct rkmd_backend *be)
 
 	pthread_mutex_lock(&b->lock);
 	b->inject_trap = 1;
+	pthread_mutex_unlock(&b->lock);
+}
+
+extern "C" void rkmd_cuda_inject_fail(struct rkmd_backend *be)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	pthread_mutex_lock(&b->lock);
+	b->inject_fail = 1;
 	pthread_mutex_unlock(&b->lock);
 }
 

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * raidkmd CUDA backend: extras beyond struct rkmd_backend_ops, for the GPU
- * test and benchmark programs (daemon/gpu/gpu_check.cu, gpu_bench.cu).
+ * raidkmd CUDA backend: extras beyond struct rkmd_backend_ops, for the
+ * multi-GPU backend (multi_gpu.c) and the GPU test and benchmark programs
+ * (daemon/gpu/gpu_check.cu, gpu_bench.cu).
  */
 #ifndef RKMD_CUDA_BACKEND_H
 #define RKMD_CUDA_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-struct rkmd_backend;
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "rkmd_backend.h"
+#ifdef __cplusplus
+}
+#endif
 
 struct rkmd_cuda_stats {
 	uint64_t jobs;		/* jobs launched */
@@ -26,8 +34,40 @@ struct rkmd_cuda_stats {
 extern "C" {
 #endif
 
-/* Make the next batch trap on the GPU (a lost device, for tests). */
+/* CUDA devices visible, or -ENODEV with the reason in why. */
+int rkmd_cuda_count(char *why, size_t whylen);
+/* Can device dev serve?  0 (why: its description) or -ENODEV (why). */
+int rkmd_cuda_probe_dev(int dev, char *why, size_t whylen);
+/*
+ * ->open on device dev; own_ctx: in a CUDA context of its own instead of
+ * the device's primary one (a second instance on one GPU).  Jobs complete
+ * with 0, -EINVAL, -ENOMEM, -EIO (their batch failed: outputs may be
+ * partly written), -ETIMEDOUT (their batch hung: the GPU may still write
+ * them) or -EAGAIN (queued when the instance died: never started).
+ */
+struct rkmd_backend *rkmd_cuda_open_dev(int dev, int own_ctx, void *base,
+					size_t len, size_t ro_len,
+					int nthreads, rkmd_complete_fn done,
+					void *ctx, char *why, size_t whylen);
+/*
+ * Has a fatal error taken the instance out (later submits: -EIO)?  If so,
+ * why holds the error.
+ */
+int rkmd_cuda_dead(struct rkmd_backend *b, char *why, size_t len);
+/* "PCI address, node N[, own context]" for logs and status */
+void rkmd_cuda_where(struct rkmd_backend *b, char *buf, size_t len);
+/*
+ * Make the next batch trap on the GPU (a lost device, for tests).  The
+ * trap kills every context of this process on that GPU (measured on an
+ * H100), so a second instance on the same GPU dies with it.
+ */
 void rkmd_cuda_inject_trap(struct rkmd_backend *b);
+/*
+ * Make the next batch fail as a launch that failed would
+ * (cudaErrorLaunchFailure, fatal: the instance is dead) without touching
+ * the GPU: the drop path of a second instance on one GPU (tests).
+ */
+void rkmd_cuda_inject_fail(struct rkmd_backend *b);
 void rkmd_cuda_get_stats(struct rkmd_backend *b, struct rkmd_cuda_stats *st);
 /*
  * The data path (also RKMD_CUDA_STAGE=bits): 0 zero-copy for every batch;

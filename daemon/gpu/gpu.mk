@@ -2,7 +2,9 @@
 # raidkmd's CUDA backend (daemon/gpu): built with nvcc whenever nvcc exists
 # (CI builds it; only the GPU host runs it).  See Documentation/gpu.rst.
 #
-#   RKMD_CUDA_OBJS   objects that define rkmd_cuda_backend; empty without nvcc
+#   RKMD_CUDA_OBJS   objects that define rkmd_cuda_backend (one GPU) and
+#                    rkmd_gpus_backend (raidkmd's "cuda": every GPU); empty
+#                    without nvcc
 #   RKMD_CUDA_LIBS   what a program linking them with $(CC) needs
 #   make check-gpu   correctness on the GPU host (backend, daemon, sanitizer)
 #   make bench-gpu   speed on the GPU host, one run, ratios to references
@@ -27,7 +29,8 @@ NVCCFLAGS := -O3 -std=c++17 --threads 2 -Xcompiler -Wall,-Wno-unused-parameter \
 	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi -I$(TOP)/daemon
 
 RKMD_CUDA_OBJS := $(RKG_OBJ)/rkg_kernels.o $(RKG_OBJ)/rkg_jit.o \
-	$(RKG_OBJ)/cuda_backend.o
+	$(RKG_OBJ)/cuda_backend.o $(RKG_OBJ)/gpu_numa.o \
+	$(RKG_OBJ)/multi_gpu.o $(RKG_OBJ)/multi_state.o
 RKMD_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 
 RKG_HDRS := $(wildcard $(RKG_DIR)/*.h) $(TOP)/daemon/rkmd_backend.h \
@@ -44,6 +47,19 @@ $(RKG_OBJ)/rkg_jit.o: $(RKG_DIR)/rkg_jit.cu $(RKG_DIR)/rkg_jit.h $(RKG_DIR)/rkg.
 $(RKG_OBJ)/cuda_backend.o: $(RKG_DIR)/cuda_backend.cu $(RKG_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+# the host-side C parts: NUMA placement, the multi-GPU backend, its status
+$(RKG_OBJ)/gpu_numa.o: $(RKG_DIR)/gpu_numa.c $(RKG_DIR)/gpu_numa.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+
+$(RKG_OBJ)/multi_gpu.o: $(RKG_DIR)/multi_gpu.c $(RKG_HDRS) $(TOP)/daemon/rkmd_log.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+
+$(RKG_OBJ)/multi_state.o: $(RKG_DIR)/multi_state.c $(RKG_DIR)/multi_gpu.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
 # raidkmd (daemon/daemon.mk) links $(RKMD_CUDA_OBJS) $(RKMD_CUDA_LIBS)
 $(BUILD)/bin/raidkmd: $(RKMD_CUDA_OBJS)

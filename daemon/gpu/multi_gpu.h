@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raidkmd's multi-GPU "cuda" backend (multi_gpu.c): one CUDA backend
+ * instance per GPU, its configuration, its per-instance state and the
+ * status file that exports it (multi_state.c).
+ */
+#ifndef RKMD_MULTI_GPU_H
+#define RKMD_MULTI_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "rkmd_backend.h"
+
+#define RKMD_GPUS_MAX	16
+
+/* One instance as the status file and the tests see it */
+struct rkmd_gpu_state {
+	int index;		/* in the list */
+	int device;		/* CUDA device number */
+	int dropped;		/* out of service for good (or never opened) */
+	time_t dropped_at;
+	uint64_t jobs;		/* completed on it */
+	uint64_t bytes;		/* their chunk bytes */
+	uint64_t reruns;	/* its jobs re-run on another instance */
+	uint64_t failed_back;	/* its jobs failed back to the kernel */
+	char where[64];		/* "PCI address, node N[, own context]" */
+	char why[160];		/* why it was dropped */
+};
+
+extern const struct rkmd_backend_ops rkmd_gpus_backend;
+
+/*
+ * Before ->probe/->open: list ("all", or device numbers such as "0,1";
+ * NULL: keep), state_path (the status file; "" none; NULL: keep).
+ * 0 or -EINVAL with the reason in why.
+ */
+int rkmd_gpus_configure(const char *list, const char *state_path,
+			char *why, size_t whylen);
+/* Parse a list into dev[RKMD_GPUS_MAX]: count, 0 for all, or -EINVAL. */
+int rkmd_gpus_parse(const char *list, int *dev, char *why, size_t whylen);
+/*
+ * Tests: the instances' state; a fault in instance index at its next
+ * batch: a GPU trap (soft 0: kills every instance on that GPU) or a
+ * failed launch (soft 1: that instance only).
+ */
+int rkmd_gpus_get(struct rkmd_backend *be, struct rkmd_gpu_state *st,
+		  int max);
+void rkmd_gpus_inject_fault(struct rkmd_backend *be, int index, int soft);
+
+/* multi_state.c: write the status file (atomically: a rename) */
+int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
+			 int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RKMD_MULTI_GPU_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The multi-GPU backend's status file, read by raidkmctl status (format
+ * in Documentation/daemon.rst, parser in tools/ctl/ctl_gpus.c):
+ *
+ *   raidkmd-gpus 1
+ *   pid PID
+ *   updated EPOCH_S
+ *   gpu INDEX DEVICE serving|dropped JOBS MIB RERUNS FAILED DROPPED_AT BUS WHY
+ *
+ * one gpu line per instance; BUS is the PCI address or "?", WHY the rest
+ * of the line ("-" while serving).  Written to PATH.tmp and renamed, so
+ * that a reader never sees half of it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "multi_gpu.h"
+
+/* The PCI address: the first word of "where" */
+static void bus_of(const char *where, char *bus, size_t len)
+{
+	size_t n = strcspn(where, ", ");
+
+	if (!n || n >= len)
+		snprintf(bus, len, "?");
+	else
+		snprintf(bus, len, "%.*s", (int)n, where);
+}
+
+/* why without line breaks, "-" when empty */
+static void one_line(const char *why, char *out, size_t len)
+{
+	size_t i;
+
+	snprintf(out, len, "%s", why[0] ? why : "-");
+	for (i = 0; out[i]; i++)
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+}
+
+int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
+			 int n)
+{
+	char tmp[300], bus[64], why[200];
+	FILE *f;
+	int i, r = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "raidkmd-gpus 1\npid %d\nupdated %lld\n", (int)getpid(),
+		(long long)time(NULL));
+	for (i = 0; i < n; i++) {
+		bus_of(st[i].where, bus, sizeof(bus));
+		one_line(st[i].why, why, sizeof(why));
+		fprintf(f, "gpu %d %d %s %llu %llu %llu %llu %lld %s %s\n",
+			st[i].index, st[i].device,
+			st[i].dropped ? "dropped" : "serving",
+			(unsigned long long)st[i].jobs,
+			(unsigned long long)(st[i].bytes >> 20),
+			(unsigned long long)st[i].reruns,
+			(unsigned long long)st[i].failed_back,
+			(long long)(st[i].dropped ? st[i].dropped_at : 0),
+			bus, why);
+	}
+	if (fclose(f))
+		r = -errno;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
