@@ -10,6 +10,12 @@
 #   3. compute-sanitizer memcheck over gpu_check --short (if installed)
 #   4. gpu_loop: the daemon core and the loopback ring, --backend=cuda,
 #      then again with RKMD_CUDA_JIT=sync
+#   5. the multi-GPU backend: gpu_check --gpus=LIST (spreading, a failure
+#      in one instance, then in all) and gpu_loop --drop (a failure under
+#      the daemon core, the status file); LIST is "all" with two or more
+#      GPUs (then also a real GPU trap, --drop=trap), else "0,0": two
+#      instances, each in its own context, on one GPU (failed launches
+#      injected: a trap kills every context of the process on its GPU)
 # usage: check-gpu.sh GPU_CHECK [GPU_LOOP]
 set -u
 check=$1
@@ -88,6 +94,31 @@ if [ -n "$loop" ]; then
 	rc=$?
 	sed 's/^\(PASS\|FAIL\) /\1 [jit] /' "$out"
 	tally $rc "gpu_loop (RKMD_CUDA_JIT=sync)"
+fi
+
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "${ngpu:-0}" -ge 2 ]; then
+	gpus=all
+else
+	gpus=0,0
+fi
+echo "# multi-GPU backend over --gpus=$gpus ($ngpu GPUs visible)"
+"$check" --gpus=$gpus >"$out" 2>&1
+rc=$?
+sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus'] /' "$out"
+tally $rc "gpu_check --gpus=$gpus"
+if [ -n "$loop" ]; then
+	RKMD_GPUS=$gpus "$loop" --drop >"$out" 2>&1
+	rc=$?
+	sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus', drop] /' "$out"
+	tally $rc "gpu_loop --drop (RKMD_GPUS=$gpus)"
+	if [ "$gpus" = all ]; then
+		# instances on different GPUs: a real trap in instance 1
+		RKMD_GPUS=all "$loop" --drop=trap >"$out" 2>&1
+		rc=$?
+		sed 's/^\(PASS\|FAIL\) /\1 [gpus=all, trap] /' "$out"
+		tally $rc "gpu_loop --drop=trap (RKMD_GPUS=all)"
+	fi
 fi
 
 echo "$pass passed, $fail failed"

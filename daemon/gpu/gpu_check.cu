@@ -12,6 +12,15 @@
  *   gpu_check --short      a small run (under compute-sanitizer)
  *   gpu_check --no-device  expects probe() and open() to refuse, with a
  *                          reason (run with CUDA_VISIBLE_DEVICES=)
+ *   gpu_check --gpus=LIST  the multi-GPU backend (raidkmd's "cuda") over
+ *                          LIST (e.g. 0,0: two instances on one GPU, or
+ *                          all): some geometries, jobs spread over the
+ *                          instances, a GPU fault in one instance (its
+ *                          jobs re-run on the other or failed back), then
+ *                          in the last one; the fault is a failed launch
+ *                          (a GPU trap kills every instance on its GPU),
+ *                          --fault=trap: a GPU trap (instances on
+ *                          different GPUs)
  *
  * Prints PASS/FAIL lines; exits non-zero if anything failed.
  */
@@ -23,6 +32,7 @@ extern "C" {
 #include "codec/rkm_codec.h"
 }
 #include "cuda_backend.h"
+#include "multi_gpu.h"
 
 static const struct rkmd_backend_ops *ops = &rkmd_cuda_backend;
 static struct rkmd_backend *be;
@@ -30,6 +40,8 @@ static struct tu_arena arena;
 static struct tu_sink sink;
 static int npass, nfail;
 static int short_run;
+static int multi;		/* --gpus: ops is the multi-GPU backend */
+static int soft_fault = 1;	/* --fault=trap: real GPU traps */
 
 static void report(int ok, const char *fmt, ...)
 {
@@ -404,7 +416,10 @@ static void test_concurrent(uint64_t seed)
 		}
 		job_init(&t[i], &ss[i], RKMD_OP_ENCODE, 0, NULL);
 	}
-	rkmd_cuda_get_stats(be, &st0);
+	memset(&st0, 0, sizeof(st0));
+	memset(&st1, 0, sizeof(st1));
+	if (!multi)
+		rkmd_cuda_get_stats(be, &st0);
 	pthread_mutex_lock(&sink.lock);
 	base = sink.completed;
 	pthread_mutex_unlock(&sink.lock);
@@ -416,7 +431,8 @@ static void test_concurrent(uint64_t seed)
 		}
 	}
 	tu_wait_count(&sink, base + nj);
-	rkmd_cuda_get_stats(be, &st1);
+	if (!multi)
+		rkmd_cuda_get_stats(be, &st1);
 	for (i = 0; i < nj; i++) {
 		if (t[i].status || parity_mismatches(&ss[i]))
 			bad++;
@@ -547,6 +563,242 @@ static void test_fault(uint64_t seed)
 	sset_free(&ss);
 }
 
+/* ---- the multi-GPU backend (--gpus=LIST) ------------------------------- */
+
+static int gpus_state(struct rkmd_gpu_state *st)
+{
+	return rkmd_gpus_get(be, st, RKMD_GPUS_MAX);
+}
+
+/* Submit n jobs at once and wait for all; the number submitted */
+static int burst(struct tu_job *t, int n)
+{
+	uint64_t base;
+	int i, sub = 0;
+
+	pthread_mutex_lock(&sink.lock);
+	base = sink.completed;
+	pthread_mutex_unlock(&sink.lock);
+	for (i = 0; i < n; i++) {
+		t[i].done = 0;
+		t[i].status = ops->submit(be, &t[i].job);
+		if (!t[i].status)
+			sub++;
+	}
+	tu_wait_count(&sink, base + sub);
+	return sub;
+}
+
+/* Jobs of mixed sizes at once: every instance takes a share. */
+static void test_spread(uint64_t seed)
+{
+	const int nj = 96;
+	struct sset *ss = (struct sset *)calloc(nj, sizeof(*ss));
+	struct tu_job *t = (struct tu_job *)calloc(nj, sizeof(*t));
+	struct rkmd_gpu_state a[RKMD_GPUS_MAX], b[RKMD_GPUS_MAX];
+	uint64_t lo = ~0ull, hi = 0;
+	char det[256] = "";
+	int i, n, bad = 0, idle = 0;
+
+	tu_arena_reset(&arena);
+	for (i = 0; i < nj; i++) {
+		if (sset_init(&ss[i], 8, 3, 4096u << (tu_rand(&seed) % 6),
+			      1 + tu_rand(&seed) % 4, 4096, &seed)) {
+			report(0, "spread: arena too small");
+			return;
+		}
+		job_init(&t[i], &ss[i], RKMD_OP_ENCODE, 0, NULL);
+	}
+	n = gpus_state(a);
+	if (burst(t, nj) != nj)
+		bad++;
+	gpus_state(b);
+	for (i = 0; i < nj; i++) {
+		if (t[i].status || parity_mismatches(&ss[i]))
+			bad++;
+		sset_free(&ss[i]);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t by = b[i].bytes - a[i].bytes;
+		size_t o = strlen(det);
+
+		snprintf(det + o, sizeof(det) - o, " [%d: %llu jobs, %llu KiB]",
+			 i, (unsigned long long)(b[i].jobs - a[i].jobs),
+			 (unsigned long long)(by >> 10));
+		if (b[i].dropped)
+			continue;
+		if (b[i].jobs == a[i].jobs)
+			idle++;
+		lo = by < lo ? by : lo;
+		hi = by > hi ? by : hi;
+	}
+	/* by outstanding bytes: no instance idle, none with < 1/5 of another */
+	report(n >= 2 && !bad && !idle && lo * 5 >= hi,
+	       "spread: %d encode jobs of 4-128 KiB chunks over %d instances, %d wrong, %d idle:%s",
+	       nj, n, bad, idle, det);
+	free(ss);
+	free(t);
+}
+
+/*
+ * A GPU fault in instance `victim` with jobs of `op` (ENCODE or DELTA) in
+ * flight: the instance is dropped; encode jobs all complete correctly
+ * (re-run on another instance); delta jobs of the failed batches are
+ * failed back (-EIO, the kernel would code them on its CPU), the others
+ * complete correctly; nothing completes wrong.
+ */
+static void test_drop(int op, int victim, uint64_t seed)
+{
+	const int nj = 48, k = 8, m = 3;
+	struct sset *ss = (struct sset *)calloc(nj, sizeof(*ss));
+	struct tu_job *t = (struct tu_job *)calloc(nj, sizeof(*t));
+	struct rkmd_gpu_state a[RKMD_GPUS_MAX], b[RKMD_GPUS_MAX];
+	uint8_t *par[RKM_MAX_M];
+	int i, n, ok = 0, eio = 0, other = 0, wrong = 0, live = 0, was = 0;
+	int pass;
+	uint32_t s;
+
+	tu_arena_reset(&arena);
+	for (i = 0; i < nj; i++) {
+		if (sset_init(&ss[i], k, m, 65536, 2, 4096, &seed)) {
+			report(0, "drop: arena too small");
+			return;
+		}
+		for (s = 0; s < ss[i].ns; s++) {
+			uint8_t **c = ss[i].chunk + (size_t)s * ss[i].n;
+
+			for (int e = 0; e < m; e++)
+				par[e] = c[k + e];
+			if (op == RKMD_OP_DELTA) {
+				/* parity of the old data, then new data */
+				for (int d = 0; d < k; d++)
+					memcpy(ss[i].old[s * k + d], c[d],
+					       ss[i].len);
+				rkm_encode(ss[i].code, ss[i].len,
+					   (const uint8_t *const *)c, par);
+				for (int d = 0; d < k; d++)
+					tu_fill(c[d], ss[i].len, &seed);
+			}
+		}
+		job_init(&t[i], &ss[i], op, op == RKMD_OP_DELTA ?
+			 (1ull << k) - 1 : 0, NULL);
+	}
+	n = gpus_state(a);
+	rkmd_gpus_inject_fault(be, victim, soft_fault);
+	burst(t, nj);
+	gpus_state(b);
+	for (i = 0; i < nj; i++) {
+		if (!t[i].status) {
+			ok++;
+			if (parity_mismatches(&ss[i]))
+				wrong++;
+		} else if (t[i].status == -EIO) {
+			eio++;
+		} else {
+			other++;
+		}
+		sset_free(&ss[i]);
+	}
+	for (i = 0; i < n; i++) {
+		was += !a[i].dropped;
+		live += !b[i].dropped;
+	}
+	/* the victim and only the victim dropped */
+	pass = n >= 2 && victim < n && b[victim].dropped && !a[victim].dropped &&
+	       live == was - 1 && !wrong && !other && !sink.calls_after_done;
+	if (op == RKMD_OP_ENCODE)
+		pass = pass && ok == nj && b[victim].reruns > a[victim].reruns &&
+		       b[victim].failed_back == a[victim].failed_back;
+	else
+		pass = pass && eio >= 1 && ok + eio == nj &&
+		       (uint64_t)eio == b[victim].failed_back -
+					a[victim].failed_back;
+	report(pass,
+	       "%s in instance %d of %d, %d %s jobs in flight: dropped %d (\"%s\"), %d ok, %d failed back, %d other, %d wrong, %llu re-run on the others, %d instances left",
+	       soft_fault ? "failed launch" : "GPU trap", victim, n, nj,
+	       op == RKMD_OP_DELTA ? "delta" : "encode",
+	       victim < n ? b[victim].dropped : -1,
+	       victim < n ? b[victim].why : "", ok, eio, other, wrong,
+	       victim < n ? (unsigned long long)(b[victim].reruns -
+						 a[victim].reruns) : 0ull,
+	       live);
+	free(ss);
+	free(t);
+}
+
+/* Reopen the backend: fresh instances for the next fault test */
+static int reopen(void)
+{
+	char why[256] = "";
+
+	ops->close(be);
+	be = ops->open(arena.base, arena.size, 0, 0, tu_complete, &sink, why,
+		       sizeof(why));
+	if (!be)
+		report(0, "reopen: %s", why);
+	return be != NULL;
+}
+
+/* The last live instance fails: jobs fail back, later submits too. */
+static void test_last_fault(uint64_t seed)
+{
+	struct rkmd_gpu_state st[RKMD_GPUS_MAX];
+	struct sset ss;
+	struct tu_job t, t2;
+	int i, n, live = 0, left = 0, st1, r2;
+
+	tu_arena_reset(&arena);
+	if (sset_init(&ss, 8, 3, 65536, 4, 4096, &seed)) {
+		report(0, "last fault: setup");
+		return;
+	}
+	n = gpus_state(st);
+	for (i = 0; i < n; i++)
+		if (!st[i].dropped) {
+			rkmd_gpus_inject_fault(be, i, soft_fault);
+			live++;
+		}
+	/* it traps in one, is re-run in the next, which traps too, ... */
+	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
+	st1 = run(&t);
+	job_init(&t2, &ss, RKMD_OP_ENCODE, 0, NULL);
+	r2 = run(&t2);
+	ops->drain(be);
+	gpus_state(st);
+	for (i = 0; i < n; i++)
+		left += !st[i].dropped;
+	report(live >= 1 && !left && st1 == -EIO && r2 == -EIO,
+	       "%s in every live instance (%d): job %d, next job %d (both want -EIO: the kernel's CPU codec), %d instances left",
+	       soft_fault ? "failed launch" : "GPU trap", live, st1, r2, left);
+	sset_free(&ss);
+}
+
+static int run_multi(uint64_t seed)
+{
+	struct rkmd_gpu_state st[RKMD_GPUS_MAX];
+	int n = gpus_state(st), i;
+
+	for (i = 0; i < n; i++)
+		printf("# instance %d: device %d, %s%s%s\n", i, st[i].device,
+		       st[i].where, st[i].dropped ? ", not open: " : "",
+		       st[i].dropped ? st[i].why : "");
+	report(n >= 2, "multi-GPU backend: %d instances", n);
+	test_geometry(8, 3, 65536, 8, 4096, seed++);
+	test_geometry(16, 8, 1 << 20, 2, 4096, seed++);
+	test_geometry(5, 4, 320, 3, 64, seed++);
+	test_concurrent(seed++);
+	test_spread(seed++);
+	test_bad_jobs(seed++);
+	test_drop(RKMD_OP_ENCODE, n - 1, seed++);
+	if (soft_fault) {	/* a trapped GPU is gone for this process */
+		if (!reopen())
+			return 1;
+		test_drop(RKMD_OP_DELTA, 0, seed++);
+	}
+	test_last_fault(seed++);
+	return 0;
+}
+
 static int no_device(void)
 {
 	char why[256] = "";
@@ -576,6 +828,17 @@ int main(int argc, char **argv)
 			short_run = 1;
 		else if (!strcmp(argv[i], "--no-device"))
 			nodev = 1;
+		else if (!strncmp(argv[i], "--gpus=", 7)) {
+			if (rkmd_gpus_configure(argv[i] + 7, "", why,
+						sizeof(why))) {
+				report(0, "--gpus: %s", why);
+				return 1;
+			}
+			ops = &rkmd_gpus_backend;
+			multi = 1;
+		} else if (!strcmp(argv[i], "--fault=trap")) {
+			soft_fault = 0;
+		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (short_run || nodev)
@@ -600,7 +863,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (short_run) {
+	if (multi) {
+		if (run_multi(seed))
+			return 1;
+	} else if (short_run) {
 		test_geometry(3, 2, 4096, 2, 4096, seed++);
 		test_geometry(8, 3, 192, 3, 64, seed++);
 		test_geometry(16, 8, 65536, 1, 4096, seed++);

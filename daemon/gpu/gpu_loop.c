@@ -11,6 +11,15 @@
  *   gpu_loop --latency N  one 8+3 stripe of 64 KiB chunks, submit to
  *                         completion as the kernel end sees it, N times;
  *                         prints p50/p99 (make bench-gpu)
+ *   gpu_loop --drop       with RKMD_GPUS=LIST of two or more instances:
+ *                         instance 1 fails a launch at its 3rd job while
+ *                         128 jobs are in flight; every job must still
+ *                         complete right, and the status file must show
+ *                         instance 1 dropped and the others serving
+ *   gpu_loop --drop=trap  the same with a GPU trap (instance 1 on a GPU
+ *                         of its own: a trap kills the GPU's contexts)
+ *
+ * The backend is raidkmd's "cuda": every GPU (RKMD_GPUS), multi_gpu.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,13 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "codec/rkm_codec.h"
 #include "uapi/raidkm.h"
 #include "loopback/rkm_loop_daemon.h"
 #include "rkmd_log.h"
-
-extern const struct rkmd_backend_ops rkmd_cuda_backend;
+#include "gpu/multi_gpu.h"
 
 static int npass, nfail;
 static struct rkm_loop *loop;
@@ -332,6 +341,57 @@ static void test_many(void)
 	report(!r && !bad, "ring: 128 encode jobs in flight", det);
 }
 
+/*
+ * The status file after instance 1's fault: "gpu 1 D dropped ..." with
+ * jobs re-run, every other instance serving.
+ */
+static void check_status_file(const char *path)
+{
+	char line[512], det[512] = "", st[16], why[256];
+	unsigned long long jobs, mib, rr, fb, at;
+	int idx, dev, n = 0, dropped1 = 0, others_ok = 1, pid_ok = 0, pid;
+	unsigned long long reruns1 = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		report(0, "status file", path);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "pid %d", &pid) == 1)
+			pid_ok = pid == (int)getpid();
+		if (sscanf(line, "gpu %d %d %15s %llu %llu %llu %llu %llu %*s %255[^\n]",
+			   &idx, &dev, st, &jobs, &mib, &rr, &fb, &at,
+			   why) != 9)
+			continue;
+		n++;
+		if (idx == 1) {
+			dropped1 = !strcmp(st, "dropped") && at;
+			reruns1 = rr;
+		} else if (strcmp(st, "serving")) {
+			others_ok = 0;
+		}
+		if (strlen(det) + strlen(line) < sizeof(det) - 8) {
+			line[strcspn(line, "\n")] = 0;
+			strcat(det, "[");
+			strcat(det, line);
+			strcat(det, "] ");
+		}
+	}
+	fclose(f);
+	report(pid_ok && n >= 2 && dropped1 && reruns1 >= 1 && others_ok,
+	       "status file: instance 1 dropped, its jobs re-run, the others serving",
+	       det);
+}
+
+static int drop_test(const char *state)
+{
+	test_many();		/* instance 1 fails at its 3rd job */
+	check_status_file(state);
+	test_many();		/* on what is left */
+	return 0;
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -409,13 +469,25 @@ int main(int argc, char **argv)
 {
 	struct rkm_loop_params p;
 	struct rkm_loop_daemon d;
-	char why[256];
-	int lat_iters = 0, r;
+	char why[256], state[] = "/tmp/gpu_loop_state.XXXXXX";
+	int lat_iters = 0, drop = 0, r;
 
 	if (argc > 2 && !strcmp(argv[1], "--latency"))
 		lat_iters = atoi(argv[2]);
+	if (argc > 1 && !strncmp(argv[1], "--drop", 6))
+		drop = strcmp(argv[1], "--drop=trap") ? 1 : 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!rkmd_cuda_backend.probe || rkmd_cuda_backend.probe(why, sizeof(why))) {
+	if (drop) {
+		r = mkstemp(state);
+		if (r < 0 || rkmd_gpus_configure(NULL, state, why, sizeof(why))) {
+			report(0, "status file", state);
+			return 1;
+		}
+		close(r);
+		setenv(drop == 2 ? "RKMD_GPUS_TRAP" : "RKMD_GPUS_FAIL", "1:3",
+		       1);
+	}
+	if (rkmd_gpus_backend.probe(why, sizeof(why))) {
 		report(0, "cuda backend probe", why);
 		return 1;
 	}
@@ -433,7 +505,7 @@ int main(int argc, char **argv)
 	/* the core's info lines would interleave with PASS/FAIL lines */
 	if (!lat_iters)
 		rkmd_log_open(RKMD_LOG_QUIET, 0);
-	r = rkm_loop_daemon_start(&d, loop, &rkmd_cuda_backend, -1);
+	r = rkm_loop_daemon_start(&d, loop, &rkmd_gpus_backend, -1);
 	if (r) {
 		report(0, "daemon start with --backend=cuda", NULL);
 		return 1;
@@ -446,6 +518,15 @@ int main(int argc, char **argv)
 	}
 	report(!strcmp(rkm_loop_backend(loop), "cuda"),
 	       "daemon attached with the cuda backend", rkm_loop_backend(loop));
+	if (drop) {
+		drop_test(state);
+		r = rkm_loop_daemon_stop(&d, on_done, NULL);
+		report(r == 0, "daemon detached cleanly", NULL);
+		rkm_loop_destroy(loop);
+		unlink(state);
+		printf("# %d passed, %d failed\n", npass, nfail);
+		return nfail ? 1 : 0;
+	}
 
 	test_geometry(4, 1, 4096, 8);
 	test_geometry(8, 2, 65536, 16);
