@@ -10,6 +10,7 @@
 #   make deb          Debian packages in build/deb (tools/deb/deb.mk)
 #   make demo         a km array in the QEMU guest: create, fio, fail, rebuild
 #   make bench-codec  codec vs ISA-L;   make bench-vm   km vs md raid6 (guest)
+#   make bench-reshape  km reshape vs md raid6 reshape, one disk added (guest)
 #   make clean
 #
 # Kernels (Documentation/kernels.rst): raidkm builds for Debian's 6.1 and

@@ -8,6 +8,8 @@
 #            members fail and the data still verifies.
 #   stop and assemble in the middle of a reshape: it resumes from the
 #            recorded position (mdadm --assemble restarts it) and ends.
+#   a member fails in the middle of a reshape: it goes on degraded
+#            (old stripes decoded), then the member is rebuilt.
 #   raid6 -> km -> m=3: md raid6 with fio-verified data is taken over
 #            (m2-raid6) and grown to m3-raid6 with one more member.
 # Every array ends with km's check at mismatch_cnt 0.  Refused, changing
@@ -152,6 +154,38 @@ wait_sync md0
 [ "$(cat $S/reshape_position)" = none ] || fail "reshape_position $(cat $S/reshape_position)"
 verifyA "after the resumed reshape"
 check_clean md0 "after the resumed reshape"
+check mdadm_km --stop /dev/md0
+check mdadm_km --zero-superblock $(members 6)
+
+note "a member fails half way through a reshape: it goes on degraded"
+check mdadm_km --create /dev/md0 --run --level=km --layout=m2 \
+	--raid-devices=5 --chunk=64 $(members 5)
+wait_sync md0
+fillA
+check mdadm_km /dev/md0 --add /dev/ram5
+slow 2000
+check mdadm_km --grow /dev/md0 --raid-devices=6
+sleep 2
+pos=$(cat $S/reshape_position)
+[ "$pos" != none ] && [ "$pos" -gt 0 ] || fail "reshape_position $pos before the failure"
+check mdadm_km /dev/md0 --fail /dev/ram2
+sleep 1
+verifyA "a member failed during the reshape"
+slow 200000
+wait_sync md0
+[ "$(cat $S/reshape_position)" = none ] || fail "reshape_position $(cat $S/reshape_position) after the degraded reshape"
+[ "$(cat $S/raid_disks)" = 6 ] || fail "raid_disks $(cat $S/raid_disks) after the degraded reshape"
+[ "$(cat $S/degraded)" = 1 ] || fail "degraded $(cat $S/degraded) after the degraded reshape"
+verifyA "after the degraded reshape"
+note "the failed member rebuilt in the new shape"
+check mdadm_km /dev/md0 --remove /dev/ram2
+check mdadm_km --zero-superblock /dev/ram2
+check mdadm_km /dev/md0 --add /dev/ram2
+sleep 0.5
+wait_sync md0
+[ "$(cat $S/degraded)" = 0 ] || fail "degraded $(cat $S/degraded) after the rebuild"
+verifyA "after the rebuild"
+check_clean md0 "after the degraded reshape and the rebuild"
 check mdadm_km --stop /dev/md0
 check mdadm_km --zero-superblock $(members 6)
 

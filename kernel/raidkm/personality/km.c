@@ -413,6 +413,11 @@ static void km_free(struct mddev *mddev, void *priv)
 	flush_workqueue(conf->retry_wq);
 	/* md has written its final superblocks: end what is still held */
 	km_release_held(conf, true);
+	if (conf->prev) {
+		/* stopped during a reshape: the old shape's conf too */
+		flush_workqueue(conf->prev->retry_wq);
+		km_release_held(conf->prev, true);
+	}
 	km_free_conf(conf);
 	mddev->to_remove = &km_attr_group;
 }

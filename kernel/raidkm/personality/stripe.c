@@ -105,6 +105,7 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 				bool noblock)
 {
 	struct km_stripe *sh, *new;
+	bool may_alloc = true;
 
 	spin_lock_irq(&conf->lock);
 	for (;;) {
@@ -114,13 +115,16 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 			km_grab(conf, sh);
 			break;
 		}
-		if (conf->nr_stripes < conf->max_stripes) {
+		if (may_alloc && conf->nr_stripes < conf->max_stripes) {
 			conf->nr_stripes++;
 			spin_unlock_irq(&conf->lock);
 			new = km_alloc_stripe(conf);
 			spin_lock_irq(&conf->lock);
 			if (!new) {
+				/* the lock was dropped: look for the row again */
 				conf->nr_stripes--;
+				may_alloc = false;
+				continue;
 			} else if (km_discard_row(conf, sector)) {
 				/* a discard took the row meanwhile */
 				list_add_tail(&new->lru, &conf->inactive_list);
@@ -152,6 +156,14 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 		if (noblock) {
 			sh = NULL;
 			break;
+		}
+		if (!may_alloc) {
+			/* no memory for a stripe: wait for one a while, retry */
+			wait_event_lock_irq_timeout(conf->wait_for_stripe,
+					!list_empty(&conf->inactive_list),
+					conf->lock, HZ / 10);
+			may_alloc = true;
+			continue;
 		}
 		wait_event_lock_irq(conf->wait_for_stripe,
 				    !list_empty(&conf->inactive_list) ||

@@ -1,5 +1,5 @@
 # The km personality's user-space parts: the layout/plan unit test and the
-# guest benchmark (make bench-vm).
+# guest benchmarks (make bench-vm, make bench-reshape).
 KM_PERS := $(TOP)/kernel/raidkm/personality
 
 $(BUILD)/tests/layout_test: $(TOP)/tests/unit/layout_test.c $(KM_PERS)/layout.c \
@@ -13,3 +13,8 @@ UNIT_TESTS += $(BUILD)/tests/layout_test
 .PHONY: bench-vm
 bench-vm: vm-image
 	@$(TOP)/tools/bench/bench-vm.sh
+
+# km's reshape against md raid6's, one disk added (Documentation/personality.rst)
+.PHONY: bench-reshape
+bench-reshape: vm-image
+	@KVER=$(KVER) $(TOP)/tools/bench/reshape-bench.sh
