@@ -12,7 +12,8 @@
 #            (old stripes decoded), then the member is rebuilt.
 #   raid6 -> km -> m=3: md raid6 with fio-verified data is taken over
 #            (m2-raid6) and grown to m3-raid6 with one more member.
-# Every array ends with km's check at mismatch_cnt 0.  Refused, changing
+# The data verified is all of the 3+2 array but its last 5 MiB.  Every
+# array ends with km's check at mismatch_cnt 0.  Refused, changing
 # nothing: no spare, a bitmap, fewer members, fewer parity members, a new
 # chunk size, 0.90 metadata.
 # timeout: 600
@@ -22,12 +23,17 @@ rmmod brd 2>/dev/null
 ramdisks 8 32
 load_raidkm
 S=/sys/block/md0/md
-A="--name=a --bs=64k --size=32M --offset=0 --randseed=3"
+A="--name=a --bs=64k --size=40M --offset=0 --randseed=3"
 B="--name=b --bs=16k --size=16M --offset=40M --randseed=5"
+C="--name=c --bs=1M --size=32M --offset=56M --randseed=7"
 
-# fill A, then: verify A and B (B written during the reshape)
-fillA() { fiov --rw=write $A --do_verify=1; }
-verifyA() { fiov --rw=write $A --verify_only=1 || fail "region A changed ($1)"; }
+# fill A and C (all of a 3+2 array but its last 5 MiB) before a reshape,
+# B during it; verify them
+fillA() { fiov --rw=write $A --do_verify=1; fiov --rw=write $C --do_verify=1; }
+verifyA() {
+	fiov --rw=write $A --verify_only=1 || fail "region A changed ($1)"
+	fiov --rw=write $C --verify_only=1 || fail "region C changed ($1)"
+}
 verifyB() { fiov --rw=randwrite $B --verify_only=1 || fail "region B changed ($1)"; }
 sectors() { cat /sys/block/md0/size; }
 slow() { echo "$1" >/proc/sys/dev/raid/speed_limit_max; }

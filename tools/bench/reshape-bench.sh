@@ -4,7 +4,7 @@
 # guest.  Prints the guest's BENCH/RATIO lines.
 #   --save   also write them to bench/results/reshape-<date>.txt
 # Environment: BENCH_ROUNDS (default 5), BENCH_MIB (ramdisk size, default
-# 64), KVER (the guest kernel, as run-scenario.sh --kernel).
+# 160), KVER (the guest kernel, as run-scenario.sh --kernel).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 save=0
@@ -12,7 +12,7 @@ save=0
 logdir=$top/build/vm/bench
 mkdir -p "$logdir"
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-5}/" \
-    -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
+    -e "s/^MIB=.*/MIB=${BENCH_MIB:-160}/" \
 	"$top/tools/bench/reshape-bench-guest.sh" >"$logdir/reshape-bench-guest.sh"
 rc=0
 "$top/tools/vm/run-scenario.sh" --logdir "$logdir" ${KVER:+--kernel "$KVER"} \
