@@ -124,6 +124,21 @@ wait_sync md0
 size0=$(sectors)
 fillA
 check mdadm_km /dev/md0 --add /dev/ram5
+slow 1000
+check mdadm_km --grow /dev/md0 --layout=m3 --raid-devices=6
+mdadm_km --detail /dev/md0 >/tmp/detail
+grep -q 'Reshape Status : ' /tmp/detail || fail "--detail during grow m: $(cat /tmp/detail)"
+grep -q 'New Layout : m3$' /tmp/detail || fail "--detail during grow m: $(grep -i layout /tmp/detail)"
+grep -q 'Delta Devices : 1, (5->6)' /tmp/detail || fail "--detail during grow m: $(grep Delta /tmp/detail)"
+mdadm_km --examine /dev/ram0 | grep -q 'New Layout : m3$' || fail "--examine during grow m shows no new layout"
+mdadm_km --wait /dev/md0
+check mdadm_km --stop /dev/md0
+check mdadm_km --zero-superblock $(members 6)
+check mdadm_km --create /dev/md0 --run --level=km --layout=m2 \
+	--raid-devices=5 --chunk=64 $(members 5)
+wait_sync md0
+fillA
+check mdadm_km /dev/md0 --add /dev/ram5
 grow "grow m" --layout=m3 --raid-devices=6
 [ "$(cat $S/layout)" = 3 ] || fail "layout $(cat $S/layout), not m3"
 [ "$(sectors)" = "$size0" ] || fail "size changed by grow m: $(sectors), was $size0"
