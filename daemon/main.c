@@ -17,9 +17,8 @@
 #include "bridge/bridge_io.h"
 #include "rkmd.h"
 #include "rkmd_log.h"
+#include "gpu/gpu_status.h"
 
-#define GPU_STATUS_DIR	"/run/raidkmd"
-#define GPU_STATUS_FILE	GPU_STATUS_DIR "/gpus"
 
 static struct rkmd_core *volatile g_core;
 static volatile int g_stop;
@@ -108,7 +107,7 @@ static void usage(FILE *f)
 "Exit status: 0 clean stop, 1 error or dropped by the kernel (message in\n"
 "the log, reason in dmesg), 2 bad usage.\n"
 "Status and counters: raidkmctl status.  See raidkmd(8).\n",
-		GPU_STATUS_FILE, RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME,
+		RKMD_GPU_STATUS_FILE, RAIDKM_MAX_STRIPES, RKM_BR_PORT_NAME,
 		RKMD_SPIN_US_DEFAULT);
 }
 
@@ -364,8 +363,8 @@ int main(int argc, char **argv)
 		      RKMD_LOG_SYSLOG, verbose);
 
 	if (!status_file && !loop) {
-		status_file = GPU_STATUS_FILE;
-		if (mkdir(GPU_STATUS_DIR, 0755) && errno != EEXIST)
+		status_file = RKMD_GPU_STATUS_FILE;
+		if (mkdir(RKMD_GPU_STATUS_DIR, 0755) && errno != EEXIST)
 			status_file = "";	/* not root: no status file */
 	}
 	if (rkmd_backend_gpus(gpus, status_file, why, sizeof(why))) {

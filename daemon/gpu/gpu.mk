@@ -57,7 +57,8 @@ $(RKG_OBJ)/multi_gpu.o: $(RKG_DIR)/multi_gpu.c $(RKG_HDRS) $(TOP)/daemon/rkmd_lo
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
-$(RKG_OBJ)/multi_state.o: $(RKG_DIR)/multi_state.c $(RKG_DIR)/multi_gpu.h
+$(RKG_OBJ)/multi_state.o: $(RKG_DIR)/multi_state.c $(RKG_DIR)/multi_gpu.h \
+		$(RKG_DIR)/gpu_status.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
@@ -89,10 +90,12 @@ $(RKG_BENCH): $(RKG_DIR)/gpu_bench.cu $(RKG_DIR)/gpu_util.h $(RKG_HDRS) \
 
 # through the daemon core and the loopback ring (daemon/daemon.mk)
 RKG_LOOP := $(RKG_OBJ)/gpu_loop
+# (the status file is read by raidkmctl's parser, tools/ctl/ctl_gpus.c)
 $(RKG_LOOP): $(RKG_DIR)/gpu_loop.c $(RKMD_CUDA_OBJS) $(BUILD)/lib/librkmd.a \
-		$(BUILD)/lib/librkmring.a $(RKG_CODEC_LIB)
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -pthread -o $@ $< \
-		$(RKMD_CUDA_OBJS) $(RKMD_LINK) $(RKMD_CUDA_LIBS)
+		$(BUILD)/lib/librkmring.a $(RKG_CODEC_LIB) \
+		$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_gpus.h
+	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -I$(TOP)/tools/ctl -pthread -o $@ $< \
+		$(TOP)/tools/ctl/ctl_gpus.c $(RKMD_CUDA_OBJS) $(RKMD_LINK) $(RKMD_CUDA_LIBS)
 
 # CI builds everything (nothing runs it there)
 USER_BINS += $(RKG_CHECK) $(RKG_BENCH) $(RKG_LOOP)

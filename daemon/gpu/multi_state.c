@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The multi-GPU backend's status file, read by raidkmctl status (format
- * in Documentation/daemon.rst, parser in tools/ctl/ctl_gpus.c):
- *
- *   raidkmd-gpus 1
- *   pid PID
- *   updated EPOCH_S
- *   gpu INDEX DEVICE serving|dropped JOBS MIB RERUNS FAILED DROPPED_AT BUS WHY
- *
- * one gpu line per instance; BUS is the PCI address or "?", WHY the rest
- * of the line ("-" while serving).  Written to PATH.tmp and renamed, so
- * that a reader never sees half of it.
+ * in gpu_status.h and Documentation/daemon.rst, parser in
+ * tools/ctl/ctl_gpus.c).  Written to PATH.tmp and renamed, so that a
+ * reader never sees half of it; its "end" line tells a reader that the
+ * file is whole all the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "multi_gpu.h"
+#include "gpu_status.h"
 
 /* The PCI address: the first word of "where" */
 static void bus_of(const char *where, char *bus, size_t len)
@@ -47,7 +42,7 @@ static void one_line(const char *why, char *out, size_t len)
 int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
 			 int n)
 {
-	char tmp[300], bus[64], why[200];
+	char tmp[300], bus[64], why[RKMD_GPU_STATUS_WHY];
 	FILE *f;
 	int i, r = 0;
 
@@ -56,8 +51,8 @@ int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
 	f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "raidkmd-gpus 1\npid %d\nupdated %lld\n", (int)getpid(),
-		(long long)time(NULL));
+	fprintf(f, "%s %d\npid %d\nupdated %lld\n", RKMD_GPU_STATUS_MAGIC,
+		RKMD_GPU_STATUS_VERSION, (int)getpid(), (long long)time(NULL));
 	for (i = 0; i < n; i++) {
 		bus_of(st[i].where, bus, sizeof(bus));
 		one_line(st[i].why, why, sizeof(why));
@@ -71,6 +66,7 @@ int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
 			(long long)(st[i].dropped ? st[i].dropped_at : 0),
 			bus, why);
 	}
+	fprintf(f, "end\n");
 	if (fclose(f))
 		r = -errno;
 	if (!r && rename(tmp, path))

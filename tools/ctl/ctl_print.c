@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raidkmctl status: printing a GET_STATS reply (ctl_status.h) as text or
- * as one JSON object.
+ * raidkmctl status: printing a GET_STATS reply and the daemon's GPU
+ * status (ctl_status.h) as text or as one JSON object.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -77,6 +77,36 @@ static void text_pct(FILE *f, const char *name, const uint64_t *h, double p)
 		fprintf(f, ", %s < %" PRIu64 " us", name, v);
 }
 
+/* The GPU status file: nothing when there is none */
+void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g)
+{
+	int i, live = 0;
+
+	if (g->state == RKMCTL_GPUS_STALE)
+		fprintf(f, "GPUs: %s ignored (stale): %s\n", g->path, g->why);
+	if (g->state == RKMCTL_GPUS_BAD)
+		fprintf(f, "GPUs: %s cannot be used: %s\n", g->path, g->why);
+	if (g->state != RKMCTL_GPUS_OK)
+		return;
+	for (i = 0; i < g->n; i++)
+		live += !g->gpu[i].dropped;
+	fprintf(f, "GPUs (raidkmd pid %d, %s, updated %lld s ago): %d of %d serving\n",
+		g->pid, g->path, (long long)(g->now - g->updated), live, g->n);
+	for (i = 0; i < g->n; i++) {
+		const struct rkmctl_gpu *u = &g->gpu[i];
+
+		fprintf(f, "  gpu %d: device %d%s%s: ", u->index, u->device,
+			u->bus[0] ? ", " : "", u->bus);
+		if (u->dropped)
+			fprintf(f, "dropped %lld s ago (%s)",
+				(long long)(g->now - u->dropped_at), u->why);
+		else
+			fprintf(f, "serving");
+		fprintf(f, "; %" PRIu64 " jobs, %" PRIu64 " MiB, %" PRIu64 " re-run on another GPU, %" PRIu64 " failed back to the kernel\n",
+			u->jobs, u->mib, u->reruns, u->failed_back);
+	}
+}
+
 void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -86,6 +116,7 @@ void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 			s->backend);
 	else
 		fprintf(f, "daemon: none attached (jobs run on the in-kernel CPU codec)\n");
+	rkmctl_print_gpus(f, &s->gpus);
 	fprintf(f, "global:\n");
 	text_counters(f, &s->global);
 	for (i = 0; i < s->narrays; i++) {
@@ -162,6 +193,70 @@ static void json_pct(FILE *f, const char *name, const uint64_t *h, double p)
 		fprintf(f, ", \"%s_lt_us\": %" PRIu64, name, v);
 }
 
+static const char *const gpus_state_name[] = {
+	[RKMCTL_GPUS_OK] = "ok",
+	[RKMCTL_GPUS_STALE] = "stale",
+	[RKMCTL_GPUS_BAD] = "bad",
+};
+
+/* a string, or null when empty */
+static void json_str_null(FILE *f, const char *p)
+{
+	if (*p)
+		json_str(f, p);
+	else
+		fprintf(f, "null");
+}
+
+static void json_gpu(FILE *f, const struct rkmctl_gpu *u)
+{
+	fprintf(f, "{\"index\": %d, \"device\": %d, \"bus\": ", u->index,
+		u->device);
+	json_str_null(f, u->bus);
+	fprintf(f, ", \"state\": \"%s\", \"jobs\": %" PRIu64 ", \"mib\": %" PRIu64 ", \"reruns\": %" PRIu64 ", \"failed_back\": %" PRIu64 ", \"dropped_at\": ",
+		u->dropped ? "dropped" : "serving", u->jobs, u->mib,
+		u->reruns, u->failed_back);
+	if (u->dropped)
+		fprintf(f, "%lld", (long long)u->dropped_at);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"reason\": ");
+	json_str_null(f, u->why);
+	fputc('}', f);
+}
+
+/* ,"gpus": {...}; nothing when there is no status file */
+static void json_gpus(FILE *f, const struct rkmctl_gpus *g)
+{
+	int i;
+
+	if (g->state == RKMCTL_GPUS_ABSENT)
+		return;
+	fprintf(f, ",\n \"gpus\": {\"file\": ");
+	json_str(f, g->path);
+	fprintf(f, ", \"state\": \"%s\"", gpus_state_name[g->state]);
+	if (g->state != RKMCTL_GPUS_OK) {
+		fprintf(f, ", \"reason\": ");
+		json_str(f, g->why);
+	}
+	if (g->state == RKMCTL_GPUS_BAD) {
+		fputc('}', f);
+		return;
+	}
+	fprintf(f, ", \"pid\": %d", g->pid);
+	if (g->state == RKMCTL_GPUS_STALE) {
+		fputc('}', f);
+		return;
+	}
+	fprintf(f, ", \"updated\": %lld, \"instances\": [",
+		(long long)g->updated);
+	for (i = 0; i < g->n; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_gpu(f, &g->gpu[i]);
+	}
+	fprintf(f, "]}");
+}
+
 void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -171,7 +266,9 @@ void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 		fprintf(f, ", \"pid\": %u, \"backend\": ", s->pid);
 		json_str(f, s->backend);
 	}
-	fprintf(f, "},\n \"counters\": ");
+	fprintf(f, "}");
+	json_gpus(f, &s->gpus);
+	fprintf(f, ",\n \"counters\": ");
 	json_counters(f, &s->global);
 	fprintf(f, ",\n \"arrays\": [");
 	for (i = 0; i < s->narrays; i++) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * raidkmctl's view of one GET_STATS reply, and how it is printed: text
- * for people, JSON for monitoring systems (ctl_print.c, no netlink, so
- * that the unit test prints made-up replies).
+ * raidkmctl's view of one GET_STATS reply and of raidkmd's GPU status
+ * file (ctl_gpus.h), and how it is printed: text for people, JSON for
+ * monitoring systems (ctl_print.c, no netlink, so that the unit test
+ * prints made-up replies).
  */
 #ifndef RKMCTL_STATUS_H
 #define RKMCTL_STATUS_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "uapi/raidkm.h"
+#include "ctl_gpus.h"
 
 #define RKMCTL_MAX_ARRAYS	256
 #define RKMCTL_NAME_MAX		32
@@ -43,6 +45,7 @@ struct rkmctl_status {
 	uint64_t latency[RAIDKM_LAT_BUCKETS];
 	int ndetach;
 	struct rkmctl_detach detach[RAIDKM_DETACH_LOG];
+	struct rkmctl_gpus gpus;	/* the daemon's GPUs, if any */
 };
 
 /*
@@ -52,6 +55,8 @@ struct rkmctl_status {
  */
 uint64_t rkmctl_latency_pct(const uint64_t *hist, double pct);
 void rkmctl_print_text(FILE *f, const struct rkmctl_status *s);
+/* the GPU lines of the text alone (a host without the module) */
+void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g);
 void rkmctl_print_json(FILE *f, const struct rkmctl_status *s);
 
 #endif /* RKMCTL_STATUS_H */

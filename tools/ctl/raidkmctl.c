@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * raidkmctl: query raidkm's offload path over the "raidkm" generic
- * netlink family (RAIDKM_CMD_GET_STATS).
+ * netlink family (RAIDKM_CMD_GET_STATS), and raidkmd's GPUs from its
+ * status file (ctl_gpus.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,7 +124,7 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-static int status(int json)
+static int status(int json, const char *gpus_file)
 {
 	static struct rkmctl_status st;
 	struct reply r = { 0, 0, &st };
@@ -131,6 +132,7 @@ static int status(int json)
 	struct nl_msg *msg;
 	int family, ret = 1;
 
+	rkmctl_gpus_read(gpus_file, "/proc", &st.gpus);
 	sk = nl_socket_alloc();
 	if (!sk || genl_connect(sk)) {
 		fprintf(stderr, "raidkmctl: cannot open a generic netlink socket\n");
@@ -140,6 +142,9 @@ static int status(int json)
 	if (family < 0) {
 		fprintf(stderr, "raidkmctl: the raidkm module is not loaded (no generic netlink family \"%s\")\n",
 			RAIDKM_GENL_NAME);
+		/* a GPU host serving a VM (--bridge) has no module */
+		if (!json)
+			rkmctl_print_gpus(stdout, &st.gpus);
 		goto out;
 	}
 	msg = nlmsg_alloc();
@@ -181,29 +186,47 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: raidkmctl status [--json]\n"
+"Usage: raidkmctl status [--json] [--status-file=PATH]\n"
 "Show raidkm's offload path: the attached coding daemon (raidkmd: pid,\n"
 "backend) and the counters, global and per km array (jobs offloaded to\n"
 "the daemon, jobs run on the in-kernel CPU codec, deadline misses, re-runs\n"
 "after daemon loss, verify mismatches, bytes offloaded, detaches, ...);\n"
 "the latency of the ring entries the daemon completed (percentiles of a\n"
 "log2 histogram, posting to completion); and the last daemon sessions'\n"
-"ends with their reasons.  --json prints one JSON object for monitoring.\n"
+"ends with their reasons.  With a raidkmd on the cuda backend, each GPU\n"
+"instance: serving or dropped and why, jobs, MiB, re-runs and jobs failed\n"
+"back, from raidkmd's status file (--status-file=PATH, else\n"
+"$RAIDKMD_STATUS_FILE, else " RKMD_GPU_STATUS_FILE "; no file: no GPU lines;\n"
+"a file left by a raidkmd that stopped is ignored and said so).\n"
+"--json prints one JSON object for monitoring.\n"
 "Per-array counters are also in /sys/block/mdX/md/.\n"
 "Exit status: 0, 1 when raidkm is not loaded, 2 for bad usage.\n");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && !strcmp(argv[1], "status"))
-		return status(0);
-	if (argc == 3 && !strcmp(argv[1], "status") &&
-	    !strcmp(argv[2], "--json"))
-		return status(1);
+	const char *gpus_file = getenv("RAIDKMD_STATUS_FILE");
+	int json = 0, i;
+
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
 	}
-	usage(stderr);
-	return 2;
+	if (argc < 2 || strcmp(argv[1], "status")) {
+		usage(stderr);
+		return 2;
+	}
+	if (!gpus_file)
+		gpus_file = RKMD_GPU_STATUS_FILE;
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && !json) {
+			json = 1;
+		} else if (!strncmp(argv[i], "--status-file=", 14)) {
+			gpus_file = argv[i] + 14;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	return status(json, gpus_file);
 }
