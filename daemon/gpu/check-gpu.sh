@@ -16,6 +16,10 @@
 #      GPUs (then also a real GPU trap, --drop=trap), else "0,0": two
 #      instances, each in its own context, on one GPU (failed launches
 #      injected: a trap kills every context of the process on its GPU)
+#   6. a hung batch in instance 1 (RKMD_CUDA_HANG_MS=1000): gpu_check
+#      --hang (held on the GPU behind a kernel that waits for close),
+#      --hang=withhold (completion withheld) and gpu_loop --hang (held,
+#      under the daemon core and the ring, the status file)
 # usage: check-gpu.sh GPU_CHECK [GPU_LOOP]
 set -u
 check=$1
@@ -119,6 +123,21 @@ if [ -n "$loop" ]; then
 		sed 's/^\(PASS\|FAIL\) /\1 [gpus=all, trap] /' "$out"
 		tally $rc "gpu_loop --drop=trap (RKMD_GPUS=all)"
 	fi
+fi
+
+# a hung batch: dropped, its jobs failed back, the other instance serving,
+# the held kernel released at close (timeout: a hang here is a failure)
+for how in hang hang=withhold; do
+	RKMD_CUDA_HANG_MS=1000 timeout 300 "$check" --gpus=$gpus --$how >"$out" 2>&1
+	rc=$?
+	sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus', '$how'] /' "$out"
+	tally $rc "gpu_check --gpus=$gpus --$how"
+done
+if [ -n "$loop" ]; then
+	RKMD_CUDA_HANG_MS=1000 RKMD_GPUS=$gpus timeout 300 "$loop" --hang >"$out" 2>&1
+	rc=$?
+	sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus', hang] /' "$out"
+	tally $rc "gpu_loop --hang (RKMD_GPUS=$gpus)"
 fi
 
 echo "$pass passed, $fail failed"

@@ -46,7 +46,10 @@
  * (never started: they may run anywhere else), later submits fail with
  * -EIO.  Alone, the core detaches and the kernel falls back to its CPU
  * codec; under the multi-GPU backend (multi_gpu.c) the instance is
- * dropped and its jobs run on another GPU.
+ * dropped and its jobs run on another GPU.  Tests make a batch hang
+ * (rkmd_cuda_inject_hang): a kernel ahead of it on its stream waits on a
+ * word of mapped host memory that close() sets, so that the context can
+ * be torn down; or the batch runs and its completion is withheld.
  *
  * Instances: one per device and context.  rkmd_cuda_open_dev() opens
  * device N in its primary context, or in a context of its own (a second
@@ -112,6 +115,11 @@ extern "C" {
 #define FLAG_DEV_BYTES	4096
 static_assert(NSLOT * 128 <= FLAG_HOST_BYTES && NSLOT * 128 <= FLAG_DEV_BYTES,
 	      "completion words");
+/* the release word of an injected hang, after the completion words */
+#define HANG_WORD	(FLAG_HOST_BYTES - 64)
+static_assert(NSLOT * 128 <= HANG_WORD, "hang word");
+/* an injected hang ends by itself after this long (a test that died) */
+#define HANG_MAX_NS	(120ull * 1000000000ull)
 
 struct plan {
 	int op, k, m, mode, nin, nout;
@@ -155,6 +163,7 @@ struct slot {
 	int busy;
 	cudaError_t err;		/* failed before it ran */
 	int injected;			/* err is rkmd_cuda_inject_fail()'s */
+	int withhold;			/* tests: never seen to complete */
 	struct plan *p;
 	int holds_region;
 	std::vector<struct rkmd_job *> jobs;
@@ -197,6 +206,9 @@ struct cuda_backend {
 	uint64_t outstanding;		/* submitted, done() not yet returned */
 	int dead, stop, inject_trap;
 	int inject_fail;		/* tests: fail the next batch */
+	int inject_hang;		/* tests: RKMD_HANG_* for the next */
+	int hang_armed;			/* a batch waits on *hang_word */
+	uint32_t *hang_word;		/* set by close(): release it */
 	char dead_why[160];		/* the error that made it dead */
 	uint64_t trap_after;	/* RKMD_CUDA_TRAP_AFTER: fault at that job */
 	uint64_t busy_until_ns;		/* estimated end of queued GPU work */
@@ -988,6 +1000,17 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 		if (e != cudaSuccess)
 			goto fail;
 	}
+	sl->withhold = b->inject_hang == RKMD_HANG_WITHHOLD;
+	if (b->inject_hang == RKMD_HANG_GPU) {
+		/* held on the GPU until close() sets the word */
+		e = rkg_launch_spin(sl->st, (const uint32_t *)
+				    ((char *)b->fhost_d + HANG_WORD),
+				    HANG_MAX_NS);
+		if (e != cudaSuccess)
+			goto fail;
+		b->hang_armed = 1;
+	}
+	b->inject_hang = 0;
 	if (devtab && !sf) {
 		e = cudaMemcpyAsync(sl->dtab, sl->htab, ntab * sizeof(uint64_t),
 				    cudaMemcpyHostToDevice, sl->st);
@@ -1181,6 +1204,11 @@ static cudaError_t wait_batch(struct slot *sl)
 	const uint64_t limit = sl->b->hang_ns;	/* hung past it */
 	uint64_t asked = t0;
 	unsigned int spins = 0;
+
+	if (sl->withhold) {	/* tests: it runs, nobody looks */
+		sleep_ns(limit + 1000000);
+		return cudaErrorLaunchTimeout;
+	}
 
 	for (;;) {
 		cudaError_t e;
@@ -1651,6 +1679,7 @@ rkmd_cuda_open_dev(int dev, int own_ctx, void *base, size_t len,
 		rkg_numa_unprefer();
 	if (e == cudaSuccess) {
 		memset(b->fhost, 0, FLAG_HOST_BYTES);
+		b->hang_word = (uint32_t *)((char *)b->fhost + HANG_WORD);
 		e = cudaHostGetDevicePointer(&b->fhost_d, b->fhost, 0);
 	}
 	if (e == cudaSuccess)
@@ -1779,6 +1808,10 @@ static void cuda_close(struct rkmd_backend *be)
 	cuda_drain(be);
 	use_ctx(b);
 	pthread_mutex_lock(&b->lock);
+	if (b->hang_armed) {	/* let the held batch end, then tear down */
+		__atomic_store_n(b->hang_word, 1, __ATOMIC_RELEASE);
+		rkmd_info("cuda: the injected hang on device %d released", b->dev);
+	}
 	b->stop = 1;
 	for (i = 0; i < NSLOT; i++)
 		pthread_cond_signal(&b->s[i].cv);
@@ -1891,6 +1924,15 @@ extern "C" void rkmd_cuda_inject_fail(struct rkmd_backend *be)
 
 	pthread_mutex_lock(&b->lock);
 	b->inject_fail = 1;
+	pthread_mutex_unlock(&b->lock);
+}
+
+extern "C" void rkmd_cuda_inject_hang(struct rkmd_backend *be, int how)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	pthread_mutex_lock(&b->lock);
+	b->inject_hang = how;
 	pthread_mutex_unlock(&b->lock);
 }
 

@@ -68,6 +68,17 @@ void rkmd_cuda_inject_trap(struct rkmd_backend *b);
  * the GPU: the drop path of a second instance on one GPU (tests).
  */
 void rkmd_cuda_inject_fail(struct rkmd_backend *b);
+/*
+ * Make the next batch hang (tests): RKMD_HANG_GPU holds it on the GPU
+ * behind a kernel that waits until close() releases it (the GPU stays
+ * busy in this context: a real hang that can be ended); RKMD_HANG_WITHHOLD
+ * lets it run but never looks at its completion.  Either way its jobs
+ * complete with -ETIMEDOUT after RKMD_CUDA_HANG_MS and the instance is
+ * dead.
+ */
+#define RKMD_HANG_GPU		1
+#define RKMD_HANG_WITHHOLD	2
+void rkmd_cuda_inject_hang(struct rkmd_backend *b, int how);
 void rkmd_cuda_get_stats(struct rkmd_backend *b, struct rkmd_cuda_stats *st);
 /*
  * The data path (also RKMD_CUDA_STAGE=bits): 0 zero-copy for every batch;

@@ -21,6 +21,12 @@
  *                          (a GPU trap kills every instance on its GPU),
  *                          --fault=trap: a GPU trap (instances on
  *                          different GPUs)
+ *   gpu_check --gpus=LIST --hang[=withhold]
+ *                          a batch of instance 1 hangs (held on the GPU
+ *                          until close, or its completion withheld; run
+ *                          with a short RKMD_CUDA_HANG_MS): dropped, its
+ *                          jobs failed back, the other instance serving,
+ *                          the held kernel released at close
  *
  * Prints PASS/FAIL lines; exits non-zero if anything failed.
  */
@@ -41,7 +47,8 @@ static struct tu_sink sink;
 static int npass, nfail;
 static int short_run;
 static int multi;		/* --gpus: ops is the multi-GPU backend */
-static int soft_fault = 1;	/* --fault=trap: real GPU traps */
+/* --fault=trap: real GPU traps instead of failed launches */
+static enum rkmd_gpu_fault fault_kind = RKMD_GPU_FAIL;
 
 static void report(int ok, const char *fmt, ...)
 {
@@ -684,7 +691,7 @@ static void test_drop(int op, int victim, uint64_t seed)
 			 (1ull << k) - 1 : 0, NULL);
 	}
 	n = gpus_state(a);
-	rkmd_gpus_inject_fault(be, victim, soft_fault);
+	rkmd_gpus_inject_fault(be, victim, fault_kind);
 	burst(t, nj);
 	gpus_state(b);
 	for (i = 0; i < nj; i++) {
@@ -715,7 +722,7 @@ static void test_drop(int op, int victim, uint64_t seed)
 					a[victim].failed_back;
 	report(pass,
 	       "%s in instance %d of %d, %d %s jobs in flight: dropped %d (\"%s\"), %d ok, %d failed back, %d other, %d wrong, %llu re-run on the others, %d instances left",
-	       soft_fault ? "failed launch" : "GPU trap", victim, n, nj,
+	       fault_kind == RKMD_GPU_FAIL ? "failed launch" : "GPU trap", victim, n, nj,
 	       op == RKMD_OP_DELTA ? "delta" : "encode",
 	       victim < n ? b[victim].dropped : -1,
 	       victim < n ? b[victim].why : "", ok, eio, other, wrong,
@@ -755,7 +762,7 @@ static void test_last_fault(uint64_t seed)
 	n = gpus_state(st);
 	for (i = 0; i < n; i++)
 		if (!st[i].dropped) {
-			rkmd_gpus_inject_fault(be, i, soft_fault);
+			rkmd_gpus_inject_fault(be, i, fault_kind);
 			live++;
 		}
 	/* it traps in one, is re-run in the next, which traps too, ... */
@@ -769,8 +776,140 @@ static void test_last_fault(uint64_t seed)
 		left += !st[i].dropped;
 	report(live >= 1 && !left && st1 == -EIO && r2 == -EIO,
 	       "%s in every live instance (%d): job %d, next job %d (both want -EIO: the kernel's CPU codec), %d instances left",
-	       soft_fault ? "failed launch" : "GPU trap", live, st1, r2, left);
+	       fault_kind == RKMD_GPU_FAIL ? "failed launch" : "GPU trap", live, st1, r2, left);
 	sset_free(&ss);
+}
+
+/* Count a burst's outcomes; failed[i]: job i was failed back (-EIO) */
+struct outcome {
+	int ok, eio, other, wrong;
+};
+
+static struct outcome tally(struct sset *ss, struct tu_job *t, int n,
+			    char *failed)
+{
+	struct outcome o = { 0, 0, 0, 0 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (failed)
+			failed[i] = t[i].status == -EIO;
+		if (!t[i].status) {
+			o.ok++;
+			o.wrong += parity_mismatches(&ss[i]) != 0;
+		} else if (t[i].status == -EIO) {
+			o.eio++;
+		} else {
+			o.other++;
+		}
+	}
+	return o;
+}
+
+/* How many of the failed-back jobs have right parity now */
+static int failed_right(struct sset *ss, const char *failed, int n)
+{
+	int i, right = 0;
+
+	for (i = 0; i < n; i++)
+		right += failed[i] && !parity_mismatches(&ss[i]);
+	return right;
+}
+
+/*
+ * --hang: instance 1's next batch hangs with 48 encode jobs in flight,
+ * held on the GPU behind a kernel that waits for close() (how ==
+ * RKMD_GPU_HANG) or run with its completion withheld (RKMD_GPU_WITHHOLD).
+ * After RKMD_CUDA_HANG_MS the instance is dropped, the hung batch's jobs
+ * are failed back (-EIO: the GPU may still write them), those queued
+ * behind it re-run on instance 0, the rest complete right; instance 0
+ * then codes 48 more jobs right while the held kernel still waits; close
+ * releases it, and the released batch writes its parity (right) before
+ * the contexts go: the process ends cleanly.
+ */
+static void run_hang(enum rkmd_gpu_fault how, uint64_t seed)
+{
+	const int nj = 48, k = 8, m = 3, victim = 1;
+	const char *env = getenv("RKMD_CUDA_HANG_MS");
+	const double hang_s = (env && atoi(env) > 0 ? atoi(env) : 20000) / 1e3;
+	const char *held = how == RKMD_GPU_HANG ? "held on the GPU" :
+			   "completion withheld";
+	struct sset *ss = (struct sset *)calloc(2 * nj, sizeof(*ss));
+	struct tu_job *t = (struct tu_job *)calloc(2 * nj, sizeof(*t));
+	char *failed = (char *)calloc(nj, 1);
+	struct rkmd_gpu_state a[RKMD_GPUS_MAX], b[RKMD_GPUS_MAX],
+			      c[RKMD_GPUS_MAX];
+	struct outcome o, o2;
+	int i, n, right, pass;
+	double t0, el;
+
+	alarm(30 + 3 * (unsigned int)hang_s);	/* a hang here is a failure */
+	tu_arena_reset(&arena);
+	for (i = 0; i < 2 * nj; i++) {
+		if (sset_init(&ss[i], k, m, 65536, 2, 4096, &seed)) {
+			report(0, "hang: arena too small");
+			return;
+		}
+		job_init(&t[i], &ss[i], RKMD_OP_ENCODE, 0, NULL);
+	}
+	n = gpus_state(a);
+	if (n < 2) {
+		report(0, "hang: %d instances (want 2 or more)", n);
+		return;
+	}
+	rkmd_gpus_inject_fault(be, victim, how);
+	t0 = tu_now();
+	burst(t, nj);
+	el = tu_now() - t0;
+	gpus_state(b);
+	o = tally(ss, t, nj, failed);
+	pass = b[victim].dropped && !a[victim].dropped &&
+	       strstr(b[victim].why, "hung") && !b[0].dropped &&
+	       o.eio >= 1 && o.ok + o.eio == nj && !o.wrong && !o.other &&
+	       (uint64_t)o.eio == b[victim].failed_back - a[victim].failed_back &&
+	       el >= 0.9 * hang_s;
+	report(pass,
+	       "hung batch (%s) in instance %d of %d, %d encode jobs in flight: dropped after %.2f s (\"%s\"), %d ok, %d failed back, %llu re-run on the others, %d other, %d wrong",
+	       held, victim, n, nj, el, b[victim].why, o.ok, o.eio,
+	       (unsigned long long)(b[victim].reruns - a[victim].reruns),
+	       o.other, o.wrong);
+
+	/* held: the batch has not run; withheld: it ran, nobody looked */
+	right = failed_right(ss, failed, nj);
+	if (how == RKMD_GPU_HANG)
+		report(!right, "the hung batch is still held on the GPU: %d of its %d jobs' parity written (want 0)",
+		       right, o.eio);
+	else
+		report(right == o.eio, "the withheld batch ran: %d of its %d jobs' parity right",
+		       right, o.eio);
+
+	burst(t + nj, nj);
+	gpus_state(c);
+	o2 = tally(ss + nj, t + nj, nj, NULL);
+	report(o2.ok == nj && !o2.wrong && !c[0].dropped &&
+	       c[0].jobs - b[0].jobs == (uint64_t)nj &&
+	       c[victim].jobs == b[victim].jobs,
+	       "instance 0 keeps serving beside the hung one: %d more encode jobs, %d ok, %d wrong, %llu coded by instance 0",
+	       nj, o2.ok, o2.wrong,
+	       (unsigned long long)(c[0].jobs - b[0].jobs));
+
+	report(!sink.calls_after_done, "no job completed twice (%llu extra done() calls)",
+	       (unsigned long long)sink.calls_after_done);
+	t0 = tu_now();
+	ops->close(be);
+	be = NULL;
+	el = tu_now() - t0;
+	right = failed_right(ss, failed, nj);
+	report(right == o.eio,
+	       "close %s in %.3f s; the hung batch's %d jobs' parity then right: %d",
+	       how == RKMD_GPU_HANG ? "released the held kernel and tore the contexts down" :
+	       "tore the contexts down", el, o.eio, right);
+	alarm(0);
+	for (i = 0; i < 2 * nj; i++)
+		sset_free(&ss[i]);
+	free(ss);
+	free(t);
+	free(failed);
 }
 
 static int run_multi(uint64_t seed)
@@ -790,7 +929,7 @@ static int run_multi(uint64_t seed)
 	test_spread(seed++);
 	test_bad_jobs(seed++);
 	test_drop(RKMD_OP_ENCODE, n - 1, seed++);
-	if (soft_fault) {	/* a trapped GPU is gone for this process */
+	if (fault_kind == RKMD_GPU_FAIL) {	/* a trapped GPU is gone */
 		if (!reopen())
 			return 1;
 		test_drop(RKMD_OP_DELTA, 0, seed++);
@@ -821,6 +960,7 @@ int main(int argc, char **argv)
 	size_t asz = (size_t)1 << 30;
 	char why[256] = "";
 	int nodev = 0, i;
+	enum rkmd_gpu_fault hang = RKMD_GPU_TRAP;	/* TRAP: no --hang */
 	uint64_t seed = 0x5eed0001;
 
 	for (i = 1; i < argc; i++) {
@@ -836,8 +976,12 @@ int main(int argc, char **argv)
 			}
 			ops = &rkmd_gpus_backend;
 			multi = 1;
+		} else if (!strcmp(argv[i], "--hang")) {
+			hang = RKMD_GPU_HANG;
+		} else if (!strcmp(argv[i], "--hang=withhold")) {
+			hang = RKMD_GPU_WITHHOLD;
 		} else if (!strcmp(argv[i], "--fault=trap")) {
-			soft_fault = 0;
+			fault_kind = RKMD_GPU_TRAP;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -863,7 +1007,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (multi) {
+	if (hang != RKMD_GPU_TRAP) {
+		if (!multi) {
+			report(0, "--hang wants --gpus=LIST");
+			return 1;
+		}
+		run_hang(hang, seed);
+		printf("# %d passed, %d failed\n", npass, nfail);
+		return nfail ? 1 : 0;
+	} else if (multi) {
 		if (run_multi(seed))
 			return 1;
 	} else if (short_run) {

@@ -18,6 +18,12 @@
  *                         instance 1 dropped and the others serving
  *   gpu_loop --drop=trap  the same with a GPU trap (instance 1 on a GPU
  *                         of its own: a trap kills the GPU's contexts)
+ *   gpu_loop --hang       the same with a batch of instance 1 held on the
+ *                         GPU (run with a short RKMD_CUDA_HANG_MS): its
+ *                         jobs come back failed and are coded on the CPU
+ *                         here, as raidkm.ko does; the status file must
+ *                         show instance 1 dropped as hung with jobs failed
+ *                         back; the held kernel is released at detach
  *
  * The backend is raidkmd's "cuda": every GPU (RKMD_GPUS), multi_gpu.c.
  */
@@ -34,6 +40,7 @@
 #include "loopback/rkm_loop_daemon.h"
 #include "rkmd_log.h"
 #include "gpu/multi_gpu.h"
+#include "ctl_gpus.h"
 
 static int npass, nfail;
 static struct rkm_loop *loop;
@@ -306,12 +313,31 @@ static void test_geometry(int k, int m, uint32_t len, uint32_t ns)
 	rkm_code_destroy(s.code);
 }
 
-/* many jobs in flight through the ring at once */
-static void test_many(void)
+/* What raidkm.ko does with a job the daemon failed: code it on the CPU */
+static void cpu_encode(const struct stripes *s)
+{
+	uint8_t *d[RKM_MAX_N];
+	uint32_t st;
+	int i;
+
+	for (st = 0; st < s->ns; st++) {
+		for (i = 0; i < s->n; i++)
+			d[i] = chunk(s, st, i);
+		rkm_encode(s->code, s->len, (const uint8_t *const *)d,
+			   d + s->k);
+	}
+}
+
+/*
+ * Many jobs in flight through the ring at once; failback: jobs that come
+ * back failed are coded on the CPU (the kernel's fallback) and counted.
+ * Returns how many came back failed.
+ */
+static int test_many(int failback)
 {
 	static struct stripes s[128];
 	static struct rkm_loop_job j[128];
-	int i, r, bad = 0;
+	int i, r, bad = 0, failed = 0;
 	char det[96];
 
 	arena_used = 0;
@@ -324,7 +350,7 @@ static void test_many(void)
 		s[i].code = rkm_code_create(8, 3);
 		if (alloc_offs(s[i].offs, s[i].ns * 11, 16384)) {
 			report(0, "ring: 128 jobs in flight", "setup");
-			return;
+			return 0;
 		}
 		for (uint32_t st = 0; st < s[i].ns; st++)
 			for (int c = 0; c < 11; c++)
@@ -333,62 +359,73 @@ static void test_many(void)
 	}
 	r = run_jobs(j, 128);
 	for (i = 0; i < 128; i++) {
-		if (recs[i].status || parity_bad(&s[i]))
+		if (recs[i].status && failback) {
+			cpu_encode(&s[i]);
+			failed++;
+		} else if (recs[i].status) {
 			bad++;
+		}
+		bad += parity_bad(&s[i]) != 0;
 		rkm_code_destroy(s[i].code);
 	}
-	snprintf(det, sizeof(det), "run %d, %d jobs wrong", r, bad);
+	snprintf(det, sizeof(det), "run %d, %d jobs wrong, %d failed back (coded on the CPU)",
+		 r, bad, failed);
 	report(!r && !bad, "ring: 128 encode jobs in flight", det);
+	return failed;
 }
 
 /*
- * The status file after instance 1's fault: "gpu 1 D dropped ..." with
- * jobs re-run, every other instance serving.
+ * The status file after instance 1's fault, read by raidkmctl's own
+ * parser (tools/ctl/ctl_gpus.c): written by this process, instance 1
+ * dropped with `why` in its reason and jobs re-run elsewhere (hung == 0)
+ * or failed back (hung), every other instance serving.
  */
-static void check_status_file(const char *path)
+static void check_status_file(const char *path, const char *why, int hung)
 {
-	char line[512], det[512] = "", st[16], why[256];
-	unsigned long long jobs, mib, rr, fb, at;
-	int idx, dev, n = 0, dropped1 = 0, others_ok = 1, pid_ok = 0, pid;
-	unsigned long long reruns1 = 0;
-	FILE *f = fopen(path, "r");
+	static struct rkmctl_gpus g;
+	char det[512] = "";
+	int i, ok;
 
-	if (!f) {
-		report(0, "status file", path);
-		return;
+	rkmctl_gpus_load(path, &g);
+	ok = g.state == RKMCTL_GPUS_OK && g.pid == (int)getpid() && g.n >= 2;
+	for (i = 0; ok && i < g.n; i++) {
+		const struct rkmctl_gpu *u = &g.gpu[i];
+		size_t o = strlen(det);
+
+		snprintf(det + o, sizeof(det) - o,
+			 "[gpu %d %s: %llu jobs, %llu re-run, %llu failed back%s%s] ",
+			 i, u->dropped ? "dropped" : "serving",
+			 (unsigned long long)u->jobs,
+			 (unsigned long long)u->reruns,
+			 (unsigned long long)u->failed_back,
+			 u->dropped ? ", " : "", u->why);
+		if (i != 1)
+			ok = !u->dropped;
+		else
+			ok = u->dropped && strstr(u->why, why) &&
+			     (hung ? u->failed_back >= 1 : u->reruns >= 1);
 	}
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "pid %d", &pid) == 1)
-			pid_ok = pid == (int)getpid();
-		if (sscanf(line, "gpu %d %d %15s %llu %llu %llu %llu %llu %*s %255[^\n]",
-			   &idx, &dev, st, &jobs, &mib, &rr, &fb, &at,
-			   why) != 9)
-			continue;
-		n++;
-		if (idx == 1) {
-			dropped1 = !strcmp(st, "dropped") && at;
-			reruns1 = rr;
-		} else if (strcmp(st, "serving")) {
-			others_ok = 0;
-		}
-		if (strlen(det) + strlen(line) < sizeof(det) - 8) {
-			line[strcspn(line, "\n")] = 0;
-			strcat(det, "[");
-			strcat(det, line);
-			strcat(det, "] ");
-		}
-	}
-	fclose(f);
-	report(pid_ok && n >= 2 && dropped1 && reruns1 >= 1 && others_ok,
+	if (g.state != RKMCTL_GPUS_OK)
+		snprintf(det, sizeof(det), "state %d: %s", g.state, g.why);
+	report(ok, hung ?
+	       "status file: instance 1 dropped as hung, its jobs failed back, the others serving" :
 	       "status file: instance 1 dropped, its jobs re-run, the others serving",
 	       det);
 }
 
-static int drop_test(const char *state)
+/* instance 1 fails (or hangs) at its 3rd job; then on what is left */
+static int drop_test(const char *state, int hung)
 {
-	test_many();		/* instance 1 fails at its 3rd job */
-	check_status_file(state);
-	test_many();		/* on what is left */
+	int failed = test_many(hung);
+	char det[64];
+
+	if (hung) {
+		snprintf(det, sizeof(det), "%d jobs", failed);
+		report(failed >= 1, "the hung batch's jobs came back failed",
+		       det);
+	}
+	check_status_file(state, hung ? "hung" : "", hung);
+	test_many(0);
 	return 0;
 }
 
@@ -471,11 +508,16 @@ int main(int argc, char **argv)
 	struct rkm_loop_daemon d;
 	char why[256], state[] = "/tmp/gpu_loop_state.XXXXXX";
 	int lat_iters = 0, drop = 0, r;
+	static const char *const inject[] = {
+		NULL, "RKMD_GPUS_FAIL", "RKMD_GPUS_TRAP", "RKMD_GPUS_HANG"
+	};
 
 	if (argc > 2 && !strcmp(argv[1], "--latency"))
 		lat_iters = atoi(argv[2]);
 	if (argc > 1 && !strncmp(argv[1], "--drop", 6))
 		drop = strcmp(argv[1], "--drop=trap") ? 1 : 2;
+	if (argc > 1 && !strcmp(argv[1], "--hang"))
+		drop = 3;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (drop) {
 		r = mkstemp(state);
@@ -484,8 +526,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		close(r);
-		setenv(drop == 2 ? "RKMD_GPUS_TRAP" : "RKMD_GPUS_FAIL", "1:3",
-		       1);
+		setenv(inject[drop], "1:3", 1);
 	}
 	if (rkmd_gpus_backend.probe(why, sizeof(why))) {
 		report(0, "cuda backend probe", why);
@@ -519,7 +560,7 @@ int main(int argc, char **argv)
 	report(!strcmp(rkm_loop_backend(loop), "cuda"),
 	       "daemon attached with the cuda backend", rkm_loop_backend(loop));
 	if (drop) {
-		drop_test(state);
+		drop_test(state, drop == 3);
 		r = rkm_loop_daemon_stop(&d, on_done, NULL);
 		report(r == 0, "daemon detached cleanly", NULL);
 		rkm_loop_destroy(loop);
@@ -544,7 +585,7 @@ int main(int argc, char **argv)
 	test_geometry(28, 14, 4096, 1);
 	test_geometry(17, 15, 4096, 1);
 	test_geometry(32, 16, 65536, 2);
-	test_many();
+	test_many(0);
 
 	r = rkm_loop_daemon_stop(&d, on_done, NULL);
 	report(r == 0, "daemon detached cleanly", NULL);

@@ -25,7 +25,9 @@
  * Tests: RKMD_GPUS=LIST when no --gpus was given; RKMD_GPUS_TRAP=I:N
  * makes instance I trap on the GPU at its N-th job (which kills every
  * instance on that GPU), RKMD_GPUS_FAIL=I:N fail there as a failed launch
- * would, without a GPU fault (one instance of several on one GPU).
+ * would, without a GPU fault (one instance of several on one GPU),
+ * RKMD_GPUS_HANG=I:N hang there (held on the GPU until the instance is
+ * closed; its jobs time out after RKMD_CUDA_HANG_MS).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,8 +50,8 @@ struct inst {
 	struct rkmd_gpu_state st;	/* under m->lock */
 	uint64_t out_bytes;		/* submitted, not completed */
 	uint64_t submitted;
-	uint64_t fault_at;		/* RKMD_GPUS_TRAP/FAIL: at this job */
-	int fault_soft;			/* FAIL: no GPU trap */
+	uint64_t fault_at;		/* RKMD_GPUS_TRAP/FAIL/HANG: at this job */
+	enum rkmd_gpu_fault fault;	/* which */
 };
 
 struct multi {
@@ -280,12 +282,16 @@ static int place(struct multi *m, struct rkmd_job *job)
 			fault = 1;
 		pthread_mutex_unlock(&m->lock);
 		if (fault) {
+			static const char *const what[] = {
+				[RKMD_GPU_TRAP] = "GPU trap (RKMD_GPUS_TRAP)",
+				[RKMD_GPU_FAIL] = "launch failure (RKMD_GPUS_FAIL)",
+				[RKMD_GPU_HANG] = "hung batch (RKMD_GPUS_HANG)",
+			};
+
 			rkmd_warn("cuda: GPU instance %d: %s injected",
-				  in->st.index, in->fault_soft ?
-				  "launch failure (RKMD_GPUS_FAIL)" :
-				  "GPU trap (RKMD_GPUS_TRAP)");
+				  in->st.index, what[in->fault]);
 			rkmd_gpus_inject_fault((struct rkmd_backend *)m,
-					       in->st.index, in->fault_soft);
+					       in->st.index, in->fault);
 		}
 		r = rkmd_cuda_backend.submit(in->be, job);
 		if (!r)
@@ -358,8 +364,14 @@ static struct rkmd_backend *multi_open(void *base, size_t len, size_t ro_len,
 				       int nthreads, rkmd_complete_fn done,
 				       void *ctx, char *why, size_t whylen)
 {
-	int dev[RKMD_GPUS_MAX], n, i, j, live = 0, fault_i = -1, soft = 0;
-	const char *fault = getenv("RKMD_GPUS_TRAP");
+	static const char *const fault_env[] = {
+		[RKMD_GPU_TRAP] = "RKMD_GPUS_TRAP",
+		[RKMD_GPU_FAIL] = "RKMD_GPUS_FAIL",
+		[RKMD_GPU_HANG] = "RKMD_GPUS_HANG",
+	};
+	int dev[RKMD_GPUS_MAX], n, i, j, live = 0, fault_i = -1;
+	enum rkmd_gpu_fault kind = RKMD_GPU_TRAP;
+	const char *fault = NULL;
 	unsigned long long fault_n = 0;
 	struct multi *m;
 	char w[256];
@@ -367,9 +379,9 @@ static struct rkmd_backend *multi_open(void *base, size_t len, size_t ro_len,
 	n = device_list(dev, why, whylen);
 	if (n < 0)
 		return NULL;
-	if (!fault) {
-		fault = getenv("RKMD_GPUS_FAIL");
-		soft = 1;
+	for (i = RKMD_GPU_TRAP; i <= RKMD_GPU_HANG && !fault; i++) {
+		fault = getenv(fault_env[i]);
+		kind = (enum rkmd_gpu_fault)i;
 	}
 	if (fault && sscanf(fault, "%d:%llu", &fault_i, &fault_n) != 2)
 		fault_i = -1;
@@ -394,7 +406,7 @@ static struct rkmd_backend *multi_open(void *base, size_t len, size_t ro_len,
 		in->st.device = dev[i];
 		if (i == fault_i) {
 			in->fault_at = fault_n;
-			in->fault_soft = soft;
+			in->fault = kind;
 		}
 		w[0] = 0;
 		in->be = rkmd_cuda_open_dev(dev[i], own, base, len, ro_len,
@@ -500,16 +512,23 @@ int rkmd_gpus_get(struct rkmd_backend *be, struct rkmd_gpu_state *st,
 	return i;
 }
 
-void rkmd_gpus_inject_fault(struct rkmd_backend *be, int index, int soft)
+void rkmd_gpus_inject_fault(struct rkmd_backend *be, int index,
+			    enum rkmd_gpu_fault fault)
 {
 	struct multi *m = (struct multi *)be;
+	struct rkmd_backend *in;
 
 	if (index < 0 || index >= m->n || !m->in[index].be)
 		return;
-	if (soft)
-		rkmd_cuda_inject_fail(m->in[index].be);
+	in = m->in[index].be;
+	if (fault == RKMD_GPU_FAIL)
+		rkmd_cuda_inject_fail(in);
+	else if (fault == RKMD_GPU_HANG)
+		rkmd_cuda_inject_hang(in, RKMD_HANG_GPU);
+	else if (fault == RKMD_GPU_WITHHOLD)
+		rkmd_cuda_inject_hang(in, RKMD_HANG_WITHHOLD);
 	else
-		rkmd_cuda_inject_trap(m->in[index].be);
+		rkmd_cuda_inject_trap(in);
 }
 
 const struct rkmd_backend_ops rkmd_gpus_backend = {

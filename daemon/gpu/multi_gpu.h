@@ -45,12 +45,21 @@ int rkmd_gpus_configure(const char *list, const char *state_path,
 int rkmd_gpus_parse(const char *list, int *dev, char *why, size_t whylen);
 /*
  * Tests: the instances' state; a fault in instance index at its next
- * batch: a GPU trap (soft 0: kills every instance on that GPU) or a
- * failed launch (soft 1: that instance only).
+ * batch: a GPU trap (kills every instance on that GPU), a failed launch
+ * (that instance only), a hang held on the GPU until the instance is
+ * closed, or a hang whose completion is withheld (cuda_backend.h).
  */
+enum rkmd_gpu_fault {
+	RKMD_GPU_TRAP,
+	RKMD_GPU_FAIL,
+	RKMD_GPU_HANG,
+	RKMD_GPU_WITHHOLD,
+};
+
 int rkmd_gpus_get(struct rkmd_backend *be, struct rkmd_gpu_state *st,
 		  int max);
-void rkmd_gpus_inject_fault(struct rkmd_backend *be, int index, int soft);
+void rkmd_gpus_inject_fault(struct rkmd_backend *be, int index,
+			    enum rkmd_gpu_fault fault);
 
 /* multi_state.c: write the status file (atomically: a rename) */
 int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,

@@ -99,6 +99,13 @@ cudaError_t rkg_launch(const struct rkg_launch *l, cudaStream_t st);
 
 /* A kernel that traps: makes the context unusable (fault-injection tests). */
 cudaError_t rkg_launch_trap(cudaStream_t st);
+/*
+ * A kernel that holds its stream until *release (a device address of
+ * mapped host memory) turns non-zero, or max_ns have passed: a hung batch
+ * that can be ended (fault-injection tests).
+ */
+cudaError_t rkg_launch_spin(cudaStream_t st, const uint32_t *release,
+			    uint64_t max_ns);
 
 #ifdef __cplusplus
 }

@@ -398,3 +398,29 @@ extern "C" cudaError_t rkg_launch_trap(cudaStream_t st)
 	rkg_trap<<<1, 1, 0, st>>>();
 	return cudaGetLastError();
 }
+
+static __device__ uint64_t rkg_clock_ns(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/* One thread waits for *release (mapped host memory) or max_ns. */
+static __global__ void rkg_spin(const volatile uint32_t *release,
+				uint64_t max_ns)
+{
+	const uint64_t t0 = rkg_clock_ns();
+
+	while (!*release && rkg_clock_ns() - t0 < max_ns)
+		__nanosleep(10000);
+}
+
+extern "C" cudaError_t rkg_launch_spin(cudaStream_t st,
+				       const uint32_t *release,
+				       uint64_t max_ns)
+{
+	rkg_spin<<<1, 1, 0, st>>>(release, max_ns);
+	return cudaGetLastError();
+}
