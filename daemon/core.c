@@ -107,6 +107,7 @@ struct rkmd_core {
 	uint64_t taken;		/* jobs seen by the skip fault */
 	uint64_t seen_in;	/* jobs seen by the write-input fault */
 	uint64_t seen_out;	/* jobs seen by the write-output-late fault */
+	uint64_t seen_fail;	/* jobs seen by the fail-late fault */
 	struct late_outputs late;	/* to overwrite once posted */
 	struct rkmd_stats st;
 };
@@ -322,6 +323,13 @@ static void finish_locked(struct rkmd_core *c, uint32_t id, int status)
 	uint32_t k;
 
 	st = map_status(status);
+	if (st == RAIDKM_ST_OK && s->job.op != RKMD_OP_CHECK &&
+	    c->cfg->fault.fail_late_every && !c->late.n &&
+	    ++c->seen_fail % c->cfg->fault.fail_late_every == 0) {
+		/* answered failed; its outputs written after all, later */
+		keep_late(c, &s->job);
+		st = RAIDKM_ST_EIO;
+	}
 	if (st == RAIDKM_ST_OK && s->job.op == RKMD_OP_CHECK) {
 		for (k = 0; k < s->job.nstripes; k++) {
 			if (s->result[k] < 0)

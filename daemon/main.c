@@ -100,6 +100,8 @@ static void usage(FILE *f)
 "                                        (read-only: raidkmd dies of SIGSEGV)\n"
 "                          write-output-late:N  overwrite the outputs of 1\n"
 "                                        job in N after posting its completion\n"
+"                          fail-late:N   answer 1 job in N failed, overwrite\n"
+"                                        its outputs later (a hung GPU)\n"
 "  -h, --help            this text\n"
 "  -V, --version         protocol version\n"
 "\n"
@@ -139,6 +141,8 @@ static int parse_fault(const char *spec, struct rkmd_fault *f)
 		f->write_input_every = v;
 	else if (!strncmp(spec, "write-output-late:", 18) && v)
 		f->write_output_late_every = v;
+	else if (!strncmp(spec, "fail-late:", 10) && v)
+		f->fail_late_every = v;
 	else
 		return -1;
 	return 0;
@@ -332,7 +336,7 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			if (parse_fault(optarg, &cfg.fault)) {
-				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N, write-input:N, write-output-late:N)\n",
+				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N, write-input:N, write-output-late:N, fail-late:N)\n",
 					optarg);
 				return 2;
 			}

@@ -104,6 +104,11 @@ struct rkmd_fault {
 	uint64_t write_input_every;
 	/* 1 job in N: overwrite its outputs after posting its completion */
 	uint64_t write_output_late_every;
+	/*
+	 * 1 job in N: answer it failed (EIO), then overwrite its outputs
+	 * (a GPU batch that hung and writes after all)
+	 */
+	uint64_t fail_late_every;
 };
 
 /* raidkmd's default --spin */

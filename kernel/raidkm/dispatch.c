@@ -181,14 +181,22 @@ static u32 out_bytes(u8 op, const struct rkm_job *job)
 	return rkm_job_nout(op, job) * job->len;
 }
 
-/* Give a slot back with its staging.  d.lock held. */
-static void slot_free_locked(u32 id)
+/*
+ * Give a slot back with its staging; @hold: the daemon may still write
+ * the outputs (its backend failed the jobs, or it held them when it was
+ * dropped), so
+ * they stay out of the pool until its file is released.  d.lock held.
+ */
+static void slot_free_locked(u32 id, bool hold)
 {
 	struct rkm_slot *s = &d.slots[id];
 	u32 j;
 
 	for (j = 0; j < s->njobs; j++) {
-		rkm_stage_free(s->out[j], out_bytes(s->op, s->job[j]));
+		if (hold)
+			rkm_stage_hold(s->out[j], out_bytes(s->op, s->job[j]));
+		else
+			rkm_stage_free(s->out[j], out_bytes(s->op, s->job[j]));
 		s->out[j] = NULL;
 		s->job[j] = NULL;
 	}
@@ -613,7 +621,9 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 			rkm_stat_job(jobs[j], RAIDKM_STAT_RERUNS, 1);
 	}
 	spin_lock_irqsave(&d.lock, flags);
-	slot_free_locked(id);
+	/* EIO: the backend ran the jobs and failed (a hung GPU batch) */
+	slot_free_locked(id, how == RKM_FIN_RERUN ||
+			 (how == RKM_FIN_DAEMON && status == RAIDKM_ST_EIO));
 	spin_unlock_irqrestore(&d.lock, flags);
 	for (j = 0; j < n; j++)
 		jobs[j]->done(jobs[j]);
@@ -872,8 +882,9 @@ void rkm_dispatch_release(struct file *file)
 
 	ctl_lock();
 	if (d.file == file) {
-		/* No mapping is left: nothing to fence. */
+		/* No mapping is left: nothing to fence, nothing held. */
 		lose_locked("it closed /dev/raidkm", false, RKM_DS_IDLE);
+		rkm_stage_release_held();
 		spin_lock_irqsave(&d.lock, flags);
 		d.state = RKM_DS_IDLE;
 		d.file = NULL;

@@ -42,10 +42,16 @@ struct page *rkm_stage_page(unsigned long idx);
  */
 void *rkm_stage_alloc(u32 bytes, u64 *off);
 void rkm_stage_free(void *p, u32 bytes);
+/*
+ * The run of a job the daemon failed or held when dropped (its GPU may
+ * still write it): out of the pool until the daemon's file is released.
+ */
+void rkm_stage_hold(void *p, u32 bytes);
+void rkm_stage_release_held(void);
 /* memcpy() to or from staging, timed (stage_copy_bytes, stage_copy_ns) */
 void rkm_stage_copy(void *dst, const void *src, u32 n);
-void rkm_stage_counts(u64 *total, u64 *free, u64 *fallbacks, u64 *bytes,
-		      u64 *ns);
+void rkm_stage_counts(u64 *total, u64 *free, u64 *held, u64 *fallbacks,
+		      u64 *bytes, u64 *ns);
 
 /* ---- shm.c: header page, rings and descriptor slots -------------------- */
 #define RKM_SHM_ENTRIES		256	/* ring entries == job slots */

@@ -184,13 +184,15 @@ static ssize_t stage_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
 	const char *name = attr->attr.name;
-	u64 total, free, fallbacks, bytes, ns;
+	u64 total, free, held, fallbacks, bytes, ns;
 
-	rkm_stage_counts(&total, &free, &fallbacks, &bytes, &ns);
+	rkm_stage_counts(&total, &free, &held, &fallbacks, &bytes, &ns);
 	if (!strcmp(name, "stage_pages"))
 		return sysfs_emit(buf, "%llu\n", total);
 	if (!strcmp(name, "stage_free_pages"))
 		return sysfs_emit(buf, "%llu\n", free);
+	if (!strcmp(name, "stage_held_pages"))
+		return sysfs_emit(buf, "%llu\n", held);
 	if (!strcmp(name, "stage_fallbacks"))
 		return sysfs_emit(buf, "%llu\n", fallbacks);
 	if (!strcmp(name, "stage_copy_bytes"))
@@ -285,6 +287,8 @@ static struct kobj_attribute stage_pages_attr =
 	__ATTR(stage_pages, 0444, stage_show, NULL);
 static struct kobj_attribute stage_free_attr =
 	__ATTR(stage_free_pages, 0444, stage_show, NULL);
+static struct kobj_attribute stage_held_attr =
+	__ATTR(stage_held_pages, 0444, stage_show, NULL);
 static struct kobj_attribute stage_fallbacks_attr =
 	__ATTR(stage_fallbacks, 0444, stage_show, NULL);
 static struct kobj_attribute stage_copy_bytes_attr =
@@ -318,6 +322,7 @@ static struct attribute *rkm_attrs[] = {
 	&arena_fallbacks_attr.attr,
 	&stage_pages_attr.attr,
 	&stage_free_attr.attr,
+	&stage_held_attr.attr,
 	&stage_fallbacks_attr.attr,
 	&stage_copy_bytes_attr.attr,
 	&stage_copy_ns_attr.attr,

@@ -10,6 +10,12 @@
  * under a spinlock: a run freed is reused as late as possible, so a late
  * write of a daemon into outputs it already handed over rarely lands in
  * another job's.  No run free: the job is coded on the CPU (counted).
+ *
+ * The runs of jobs the daemon failed or still held when it was dropped
+ * are not freed but held (rkm_stage_hold): its GPU may still be writing
+ * them (a hung batch).  They go back to the pool when the daemon's file
+ * is released, that is when no mapping of the pool is left
+ * (rkm_stage_release_held).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -34,7 +40,9 @@ static struct {
 	unsigned long npages;
 	spinlock_t lock;		/* bitmap, nfree, next */
 	unsigned long *used;
+	unsigned long *held;		/* runs held until the daemon is gone */
 	unsigned long nfree;
+	unsigned long nheld;
 	unsigned long next;		/* next-fit hint */
 	atomic64_t fallbacks;		/* jobs sent to the CPU: pool full */
 	atomic64_t copy_bytes;		/* staged bytes copied (fill, commit) */
@@ -53,11 +61,14 @@ int rkm_stage_init(void)
 	stage.npages = ((u64)stage_mb << 20) >> PAGE_SHIFT;
 	stage.base = vmalloc_user((unsigned long)stage_mb << 20);
 	stage.used = bitmap_zalloc(stage.npages, GFP_KERNEL);
-	if (!stage.base || !stage.used) {
+	stage.held = bitmap_zalloc(stage.npages, GFP_KERNEL);
+	if (!stage.base || !stage.used || !stage.held) {
 		vfree(stage.base);
 		bitmap_free(stage.used);
+		bitmap_free(stage.held);
 		stage.base = NULL;
 		stage.used = NULL;
+		stage.held = NULL;
 		stage.npages = 0;
 		return -ENOMEM;
 	}
@@ -69,8 +80,10 @@ void rkm_stage_exit(void)
 {
 	vfree(stage.base);
 	bitmap_free(stage.used);
+	bitmap_free(stage.held);
 	stage.base = NULL;
 	stage.used = NULL;
+	stage.held = NULL;
 	stage.npages = 0;
 }
 
@@ -128,6 +141,38 @@ void rkm_stage_free(void *p, u32 bytes)
 	spin_unlock_irqrestore(&stage.lock, flags);
 }
 
+/* Keep a run out of the pool until rkm_stage_release_held(). */
+void rkm_stage_hold(void *p, u32 bytes)
+{
+	unsigned long n = DIV_ROUND_UP(bytes, PAGE_SIZE), idx, flags;
+
+	if (!p)
+		return;
+	idx = (p - stage.base) >> PAGE_SHIFT;
+	if (WARN_ON_ONCE(p < stage.base || idx + n > stage.npages))
+		return;
+	spin_lock_irqsave(&stage.lock, flags);
+	bitmap_set(stage.held, idx, n);
+	stage.nheld += n;
+	spin_unlock_irqrestore(&stage.lock, flags);
+}
+
+/* The daemon's mappings are gone: held runs go back to the pool. */
+void rkm_stage_release_held(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&stage.lock, flags);
+	if (stage.nheld) {
+		bitmap_andnot(stage.used, stage.used, stage.held,
+			      stage.npages);
+		bitmap_zero(stage.held, stage.npages);
+		stage.nfree += stage.nheld;
+		stage.nheld = 0;
+	}
+	spin_unlock_irqrestore(&stage.lock, flags);
+}
+
 void rkm_stage_copy(void *dst, const void *src, u32 n)
 {
 	u64 t0 = ktime_get_ns();
@@ -137,11 +182,12 @@ void rkm_stage_copy(void *dst, const void *src, u32 n)
 	atomic64_add(n, &stage.copy_bytes);
 }
 
-void rkm_stage_counts(u64 *total, u64 *free, u64 *fallbacks, u64 *bytes,
-		      u64 *ns)
+void rkm_stage_counts(u64 *total, u64 *free, u64 *held, u64 *fallbacks,
+		      u64 *bytes, u64 *ns)
 {
 	*total = stage.npages;
 	*free = READ_ONCE(stage.nfree);
+	*held = READ_ONCE(stage.nheld);
 	*fallbacks = atomic64_read(&stage.fallbacks);
 	*bytes = atomic64_read(&stage.copy_bytes);
 	*ns = atomic64_read(&stage.copy_ns);

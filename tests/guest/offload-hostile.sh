@@ -12,7 +12,11 @@
 # failed (decodes for degraded reads and writes) and while it rebuilds
 # them onto spares: a late write reaches nothing, or lands in the staging
 # of a later job of the same daemon and is caught by the result checks
-# (the daemon is dropped, the CPU's result used).  Last, the cost of staging (copies per job and per GiB against
+# (the daemon is dropped, the CPU's result used); (iv) a daemon that
+# answers jobs failed and writes their outputs later (a hung GPU batch):
+# the kernel codes them on the CPU and holds their staging until the
+# daemon's file is released, so the late writes reach no other job
+# (stage_held_pages, no verify mismatch), and the pool is whole again.  Last, the cost of staging (copies per job and per GiB against
 # coding a job on the CPU), honest daemon (TCG: ratios only).
 # timeout: 900
 . /lib/raidkm/lib.sh
@@ -108,6 +112,26 @@ wait_sync md0
 [ "$(cat $S/degraded)" = 0 ] || fail "still degraded after the rebuild"
 load rebuilt
 late_end "degraded and rebuild"
+
+note "(iv) a daemon that fails jobs and writes their outputs later (a hung GPU batch): --fault=fail-late:15"
+: >$RKMD_LOG
+mis0=$(rkm_stat verify_mismatches)
+[ "$(rkm_stat stage_held_pages)" = 0 ] || fail "staging held before (iv): $(rkm_stat stage_held_pages)"
+start_raidkmd --fault=fail-late:15
+for r in 1 2 3; do
+	load fl$r
+done
+held=$(rkm_stat stage_held_pages)
+echo "fail-late: $held staging pages held while the daemon lives"
+[ "$held" -gt 0 ] || fail "fail-late: the failed jobs' staging was not held"
+[ "$(rkm_stat verify_mismatches)" = "$mis0" ] ||
+	fail "fail-late: a late write reached a later job's staging ($(($(rkm_stat verify_mismatches) - mis0)) mismatches)"
+late_end fail-late
+[ "$(rkm_stat stage_held_pages)" = 0 ] ||
+	fail "fail-late: $(rkm_stat stage_held_pages) staging pages still held after the daemon left"
+[ "$(rkm_stat stage_free_pages)" = "$(rkm_stat stage_pages)" ] ||
+	fail "fail-late: $(rkm_stat stage_free_pages) of $(rkm_stat stage_pages) staging pages free after the daemon left"
+honest fail-late
 
 note "cost of staging: honest daemon, 3 rounds of 32 MiB full-stripe writes"
 : >$RKMD_LOG
