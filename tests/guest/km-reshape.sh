@@ -131,7 +131,8 @@ grep -q 'Reshape Status : ' /tmp/detail || fail "--detail during grow m: $(cat /
 grep -q 'New Layout : m3$' /tmp/detail || fail "--detail during grow m: $(grep -i layout /tmp/detail)"
 grep -q 'Delta Devices : 1, (5->6)' /tmp/detail || fail "--detail during grow m: $(grep Delta /tmp/detail)"
 mdadm_km --examine /dev/ram0 | grep -q 'New Layout : m3$' || fail "--examine during grow m shows no new layout"
-mdadm_km --wait /dev/md0
+slow 200000
+wait_sync md0
 check mdadm_km --stop /dev/md0
 check mdadm_km --zero-superblock $(members 6)
 check mdadm_km --create /dev/md0 --run --level=km --layout=m2 \
