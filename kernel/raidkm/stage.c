@@ -126,7 +126,11 @@ full:
 	return NULL;
 }
 
-void rkm_stage_free(void *p, u32 bytes)
+/*
+ * Give back the run at @p of @bytes: to the pool, or (@hold) into the
+ * held runs (stage.used stays set for them).
+ */
+static void stage_put(void *p, u32 bytes, bool hold)
 {
 	unsigned long n = DIV_ROUND_UP(bytes, PAGE_SIZE), idx, flags;
 
@@ -136,25 +140,25 @@ void rkm_stage_free(void *p, u32 bytes)
 	if (WARN_ON_ONCE(p < stage.base || idx + n > stage.npages))
 		return;
 	spin_lock_irqsave(&stage.lock, flags);
-	bitmap_clear(stage.used, idx, n);
-	stage.nfree += n;
+	if (hold) {
+		bitmap_set(stage.held, idx, n);
+		stage.nheld += n;
+	} else {
+		bitmap_clear(stage.used, idx, n);
+		stage.nfree += n;
+	}
 	spin_unlock_irqrestore(&stage.lock, flags);
+}
+
+void rkm_stage_free(void *p, u32 bytes)
+{
+	stage_put(p, bytes, false);
 }
 
 /* Keep a run out of the pool until rkm_stage_release_held(). */
 void rkm_stage_hold(void *p, u32 bytes)
 {
-	unsigned long n = DIV_ROUND_UP(bytes, PAGE_SIZE), idx, flags;
-
-	if (!p)
-		return;
-	idx = (p - stage.base) >> PAGE_SHIFT;
-	if (WARN_ON_ONCE(p < stage.base || idx + n > stage.npages))
-		return;
-	spin_lock_irqsave(&stage.lock, flags);
-	bitmap_set(stage.held, idx, n);
-	stage.nheld += n;
-	spin_unlock_irqrestore(&stage.lock, flags);
+	stage_put(p, bytes, true);
 }
 
 /* The daemon's mappings are gone: held runs go back to the pool. */
