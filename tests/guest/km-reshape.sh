@@ -1,8 +1,9 @@
 # Issue 12, items 1, 2 and 4 (second half): km arrays grow online.
 #   grow k:  km m2 over 5 members (k=3) gets a sixth: mdadm --add, then
 #            --grow --raid-devices=6 restripes it to k=4 while fio writes
-#            and verifies on both sides of the moving reshape position;
-#            the array grows by one member's worth when it is done.
+#            and verifies on both sides of the moving reshape position,
+#            raidkmd (cpu backend) coding the new parity; the array
+#            grows by one member's worth when it is done.
 #   grow m:  km m2 over 5 members gets a third parity member:
 #            --grow --layout=m3 --raid-devices=6; afterwards three
 #            members fail and the data still verifies.
@@ -96,9 +97,19 @@ reshaping && fail "a reshape started from nothing"
 [ "$(sectors)" = "$size0" ] || fail "size changed by refusals"
 [ "$(cat $S/layout)" = 2 ] || fail "layout $(cat $S/layout) after refusals"
 
-note "grow k: 3+2 -> 4+2 while fio writes"
+note "grow k: 3+2 -> 4+2 while fio writes, raidkmd coding the parity"
 fillA
+start_raidkmd
+off0=$(rkm_stat jobs_offloaded)
 grow "grow k" --raid-devices=6
+# one encode job per 4 KiB row of the new shape, besides fio's own
+rows=$(($(cat $S/component_size) / 4))
+off=$(($(rkm_stat jobs_offloaded) - off0))
+echo "grow k: raidkmd coded $off jobs; the reshape coded $rows rows"
+[ "$off" -ge $((rows / 2)) ] || fail "grow k: raidkmd coded $off jobs, fewer than half the $rows rows"
+kill -TERM $daemon
+wait $daemon || fail "raidkmd exited $? on SIGTERM"
+wait_daemon_state idle
 [ "$(cat $S/raid_disks)" = 6 ] || fail "raid_disks $(cat $S/raid_disks)"
 [ "$(cat $S/layout)" = 2 ] || fail "layout $(cat $S/layout)"
 size1=$(sectors)

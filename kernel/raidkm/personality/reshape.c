@@ -16,7 +16,9 @@
  * written below the old rows that still hold live data.  A window of new
  * stripes is done at a time with both confs idle (the gate): read the old
  * stripes it needs (decoding chunks that cannot be read), code the new
- * parity, write the new stripes, move the boundary, record it in the
+ * parity (one encode job per row, through rkm_job_submit(): raidkmd when
+ * it serves, the CPU otherwise; the buffers are arena pages), write the
+ * new stripes, move the boundary, record it in the
  * superblock, reopen.  Nothing a window writes overlaps an old row above
  * the recorded position, so a crash at any point leaves either layout
  * intact on either side of reshape_position, and the reshape resumes from
@@ -27,6 +29,7 @@
 #include <linux/blkdev.h>
 #include <linux/slab.h>
 #include "km.h"
+#include "../rkm_arena.h"
 #include "../uapi/raidkm_md.h"
 
 /* Largest window: member sectors of new stripes per window. */
@@ -44,6 +47,8 @@ struct km_reshape {
 	km_mask_t *bad;		/* [max_old]: chunks not read */
 	struct page **pages;	/* [cpp]: a new chunk being written */
 	struct page *zero;
+	struct rkm_job *jobs;	/* [max_new][cpp]: the window's encodes */
+	atomic_t jobs_pending;
 	atomic_t pending;
 	wait_queue_head_t wait;
 };
@@ -112,17 +117,18 @@ static void km_reshape_free(struct km_reshape *rs, int nold, int nnew)
 	if (rs->old)
 		for (i = 0; i < rs->max_old * nold * rs->cpp; i++)
 			if (rs->old[i])
-				__free_page(rs->old[i]);
+				rkm_arena_free_page(rs->old[i]);
 	if (rs->par)
 		for (i = 0; i < rs->max_new * nnew * rs->cpp; i++)
 			if (rs->par[i])
-				__free_page(rs->par[i]);
+				rkm_arena_free_page(rs->par[i]);
 	kvfree(rs->old);
 	kvfree(rs->par);
+	kvfree(rs->jobs);
 	kfree(rs->bad);
 	kfree(rs->pages);
 	if (rs->zero)
-		__free_page(rs->zero);
+		rkm_arena_free_page(rs->zero);
 	kfree(rs);
 }
 
@@ -157,16 +163,20 @@ static struct km_reshape *km_reshape_alloc(struct km_conf *conf,
 	rs->par = kvcalloc(npar, sizeof(*rs->par), GFP_KERNEL);
 	rs->bad = kcalloc(rs->max_old, sizeof(*rs->bad), GFP_KERNEL);
 	rs->pages = kcalloc(rs->cpp, sizeof(*rs->pages), GFP_KERNEL);
-	rs->zero = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!rs->old || !rs->par || !rs->bad || !rs->pages || !rs->zero)
+	rs->jobs = kvcalloc(rs->max_new * rs->cpp, sizeof(*rs->jobs),
+			    GFP_KERNEL);
+	rs->zero = rkm_arena_alloc_page(GFP_KERNEL);
+	if (!rs->old || !rs->par || !rs->bad || !rs->pages || !rs->jobs ||
+	    !rs->zero)
 		goto fail;
+	clear_highpage(rs->zero);
 	for (i = 0; i < nold; i++) {
-		rs->old[i] = alloc_page(GFP_KERNEL);
+		rs->old[i] = rkm_arena_alloc_page(GFP_KERNEL);
 		if (!rs->old[i])
 			goto fail;
 	}
 	for (i = 0; i < npar; i++) {
-		rs->par[i] = alloc_page(GFP_KERNEL);
+		rs->par[i] = rkm_arena_alloc_page(GFP_KERNEL);
 		if (!rs->par[i])
 			goto fail;
 	}
@@ -428,28 +438,65 @@ static struct page *km_rs_data_page(struct km_conf *conf, sector_t stripe,
 	return km_old_page(conf, chunk - o0, data, r);
 }
 
-/* Code and write new stripes [@s0, @s0 + @nnew). */
+static void km_rs_job_done(struct rkm_job *job)
+{
+	struct km_reshape *rs = job->priv;
+
+	if (atomic_dec_and_test(&rs->jobs_pending))
+		wake_up(&rs->wait);
+}
+
+/*
+ * The parity of new stripes [@s0, @s0 + @nnew): one encode job per row,
+ * all in flight at once.  Returns false when one failed.
+ */
+static bool km_rs_code(struct km_conf *conf, sector_t s0, int nnew,
+		       sector_t o0, sector_t old_sectors)
+{
+	struct km_geom *g = &conf->geom;
+	struct km_reshape *rs = conf->rs;
+	int s, c, r, n = nnew * rs->cpp, i;
+
+	atomic_set(&rs->jobs_pending, n + 1);
+	for (s = 0; s < nnew; s++)
+		for (r = 0; r < rs->cpp; r++) {
+			struct rkm_job *job = &rs->jobs[s * rs->cpp + r];
+
+			memset(job, 0, sizeof(*job));
+			job->op = RKM_JOB_ENCODE;
+			job->code = conf->code;
+			job->len = PAGE_SIZE;
+			for (c = 0; c < g->k; c++)
+				job->chunk[c] = page_address(km_rs_data_page(conf,
+						s0 + s, c, r, o0, old_sectors));
+			for (c = 0; c < g->m; c++)
+				job->chunk[g->k + c] =
+					page_address(km_par_page(conf, s, c, r));
+			job->done = km_rs_job_done;
+			job->priv = rs;
+			job->stats = &conf->job_stats;
+			rkm_job_submit(job);
+		}
+	if (!atomic_dec_and_test(&rs->jobs_pending))
+		wait_event(rs->wait, !atomic_read(&rs->jobs_pending));
+	for (i = 0; i < n; i++)
+		if (rs->jobs[i].result)
+			return false;
+	return true;
+}
+
+/* Write new stripes [@s0, @s0 + @nnew), coded by km_rs_code(). */
 static void km_rs_store(struct km_conf *conf, sector_t s0, int nnew,
 			sector_t o0, sector_t old_sectors)
 {
 	struct km_geom *g = &conf->geom;
 	struct km_reshape *rs = conf->rs;
-	u8 *data[RAIDKM_MAX_MEMBERS], *par[RAIDKM_MAX_MEMBERS];
 	struct page **pages = rs->pages;
 	int s, c, r;
 
 	for (s = 0; s < nnew; s++) {
 		sector_t stripe = s0 + s;
 
-		for (r = 0; r < rs->cpp; r++) {
-			for (c = 0; c < g->k; c++)
-				data[c] = page_address(km_rs_data_page(conf,
-						stripe, c, r, o0, old_sectors));
-			for (c = 0; c < g->m; c++)
-				par[c] = page_address(km_par_page(conf, s, c, r));
-			rkm_encode(conf->code, PAGE_SIZE,
-				   (const u8 *const *)data, par);
-		}
 		for (c = 0; c < g->n; c++) {
 			int member = km_chunk_member(g, stripe, c);
 			struct md_rdev *rdev;
@@ -573,6 +620,12 @@ sector_t km_reshape_request(struct mddev *mddev, sector_t sector_nr,
 		km_gate_open(conf);
 		pr_err("md/km:%s: reshape stopped: old stripes from %llu cannot be read (more than m=%d chunks lost)\n",
 		       mdname(mddev), (unsigned long long)o0, og->m);
+		return 0;
+	}
+	if (!km_rs_code(conf, s0, nnew, o0, old_sectors)) {
+		km_gate_open(conf);
+		pr_err("md/km:%s: reshape stopped: the parity of new stripes from %llu could not be coded\n",
+		       mdname(mddev), (unsigned long long)s0);
 		return 0;
 	}
 	km_rs_store(conf, s0, nnew, o0, old_sectors);
