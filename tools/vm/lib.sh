@@ -84,7 +84,7 @@ wait_clean() {
 	i=0
 	while [ "$(cat /sys/block/$1/md/array_state)" != clean ]; do
 		i=$((i + 1))
-		[ $i -le 100 ] || fail "$1 still $(cat /sys/block/$1/md/array_state) after 10 s"
+		[ $i -le 100 ] || fail "$1 still $(cat /sys/block/$1/md/array_state) after 10 s (in flight: $(cat /sys/block/$1/inflight), sync_action $(cat /sys/block/$1/md/sync_action), safe_mode_delay $(cat /sys/block/$1/md/safe_mode_delay))"
 		sleep 0.1
 	done
 }
