@@ -17,6 +17,7 @@
 
 #include "ctl_status.h"
 #include "unit_check.h"
+#include "ctl_test_util.h"
 
 static const char good[] =
 	"raidkmd-gpus 1\n"
@@ -56,38 +57,6 @@ static void read_text(const char *text, size_t len)
 {
 	put(path, text, len);
 	rkmctl_gpus_read(path, proc, &st.gpus);
-}
-
-static char *print(int json)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-
-	if (json)
-		rkmctl_print_json(f, &st);
-	else
-		rkmctl_print_text(f, &st);
-	fclose(f);
-	return buf;
-}
-
-static int python_check(const char *json, const char *code)
-{
-	char p[] = "/tmp/ctl_gpus_testXXXXXX", cmd[4096];
-	int fd = mkstemp(p), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-
-	if (!f)
-		return -1;
-	fputs(json, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\nd=json.load(open(\"%s\"))\n%s' >/dev/null 2>&1",
-		 p, code);
-	rc = system(cmd);
-	unlink(p);
-	return rc;
 }
 
 /* the good file with its first `from` replaced by `to`; expect BAD, why */
@@ -151,7 +120,7 @@ int main(void)
 	st.pid = 4242;
 	snprintf(st.backend, sizeof(st.backend), "cuda");
 	st.gpus.now = 1003;
-	s = print(0);
+	s = ctl_print(&st, 0);
 	CHECK(strstr(s, "daemon: attached, pid 4242, backend cuda\nGPUs (raidkmd pid 4242, "));
 	CHECK(strstr(s, "/gpus, updated 3 s ago): 1 of 2 serving\n"));
 	CHECK(strstr(s, "  gpu 0: device 0, 0000:41:00.0: serving; 1234 jobs, 567 MiB, 0 re-run on another GPU, 0 failed back to the kernel\n"));
@@ -160,8 +129,8 @@ int main(void)
 	end();
 
 	begin("good file: json");
-	s = print(1);
-	CHECK(python_check(s,
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
 		"g = d[\"gpus\"]\n"
 		"assert g[\"state\"] == \"ok\" and g[\"pid\"] == 4242 and g[\"updated\"] == 1000\n"
 		"assert g[\"file\"].endswith(\"/gpus\") and \"reason\" not in g\n"
@@ -180,12 +149,12 @@ int main(void)
 	read_text(good, len);
 	CHECK(st.gpus.state == RKMCTL_GPUS_STALE);
 	CHECK(strstr(st.gpus.why, "(pid 4242) is not running"));
-	s = print(0);
+	s = ctl_print(&st, 0);
 	CHECK(strstr(s, "GPUs: ") && strstr(s, "/gpus ignored (stale): the raidkmd that wrote it (pid 4242) is not running\n"));
 	CHECK(!strstr(s, "gpu 0:"));
 	free(s);
-	s = print(1);
-	CHECK(python_check(s,
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
 		"g = d[\"gpus\"]\n"
 		"assert g[\"state\"] == \"stale\" and g[\"pid\"] == 4242 and \"instances\" not in g\n"
 		"assert \"not running\" in g[\"reason\"]\n") == 0);
@@ -223,11 +192,11 @@ int main(void)
 	memset(longwhy, 'x', sizeof(longwhy) - 1);
 	longwhy[sizeof(longwhy) - 1] = 0;
 	CHECK(malformed("a batch hung for 1000 ms", longwhy, "line 5: line too long"));
-	s = print(0);
+	s = ctl_print(&st, 0);
 	CHECK(strstr(s, "/gpus cannot be used: line 5: line too long\n") && !strstr(s, "gpu 0:"));
 	free(s);
-	s = print(1);
-	CHECK(python_check(s,
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
 		"g = d[\"gpus\"]\n"
 		"assert g[\"state\"] == \"bad\" and g[\"reason\"] == \"line 5: line too long\"\n"
 		"assert \"pid\" not in g and \"instances\" not in g\n") == 0);
@@ -292,16 +261,16 @@ int main(void)
 
 	begin("no file: no GPU lines, no gpus key, nothing else changed");
 	st.gpus.state = RKMCTL_GPUS_ABSENT;
-	plain = print(0);
+	plain = ctl_print(&st, 0);
 	unlink(path);
 	rkmctl_gpus_read(path, proc, &st.gpus);
 	CHECK(st.gpus.state == RKMCTL_GPUS_ABSENT && !st.gpus.why[0]);
-	s = print(0);
+	s = ctl_print(&st, 0);
 	CHECK(!strcmp(s, plain) && !strstr(s, "GPU"));
 	free(s);
 	free(plain);
-	s = print(1);
-	CHECK(python_check(s, "assert \"gpus\" not in d\n") == 0);
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s, "assert \"gpus\" not in d\n") == 0);
 	free(s);
 	rkmctl_gpus_read("", proc, &st.gpus);
 	CHECK(st.gpus.state == RKMCTL_GPUS_ABSENT);

@@ -13,6 +13,7 @@
 
 #include "ctl_status.h"
 #include "unit_check.h"
+#include "ctl_test_util.h"
 
 static struct rkmctl_status st;
 
@@ -50,40 +51,6 @@ static void fill(void)
 	strcpy(st.detach[1].why, "odd \"reason\" \\ with\nnewline");
 }
 
-/* print into a string */
-static char *print(int json)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-
-	if (json)
-		rkmctl_print_json(f, &st);
-	else
-		rkmctl_print_text(f, &st);
-	fclose(f);
-	return buf;
-}
-
-/* Python checks the JSON: exit status 0 when every assertion holds */
-static int python_check(const char *json, const char *code)
-{
-	char path[] = "/tmp/ctl_print_testXXXXXX", cmd[4096];
-	int fd = mkstemp(path), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-
-	if (!f)
-		return -1;
-	fputs(json, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\nd=json.load(open(\"%s\"))\n%s' >/dev/null 2>&1",
-		 path, code);
-	rc = system(cmd);
-	unlink(path);
-	return rc;
-}
-
 int main(void)
 {
 	uint64_t h[RAIDKM_LAT_BUCKETS] = { 0 };
@@ -107,7 +74,7 @@ int main(void)
 
 	fill();
 	begin("text: daemon, counters, arrays, latency, detaches");
-	s = print(0);
+	s = ctl_print(&st, 0);
 	CHECK(strstr(s, "daemon: attached, pid 4242, backend cuda\n"));
 	CHECK(strstr(s, "  jobs offloaded               1000\n"));
 	CHECK(strstr(s, "  jobs on the CPU              7\n"));
@@ -120,8 +87,8 @@ int main(void)
 	end();
 
 	begin("json: valid, every value as printed in text");
-	s = print(1);
-	CHECK(python_check(s,
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
 		"assert d[\"daemon\"] == {\"attached\": True, \"pid\": 4242, \"backend\": \"cuda\"}\n"
 		"assert d[\"counters\"] == {\"jobs_offloaded\": 1000, \"jobs_cpu\": 7, \"detaches\": 12}\n"
 		"assert [a[\"name\"] for a in d[\"arrays\"]] == [\"md0\", \"md1\"]\n"
@@ -139,8 +106,8 @@ int main(void)
 
 	begin("json: no daemon, no arrays, no latency reply, no detaches");
 	memset(&st, 0, sizeof(st));
-	s = print(1);
-	CHECK(python_check(s,
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
 		"assert d == {\"daemon\": {\"attached\": False}, \"counters\": {}, \"arrays\": [], \"detaches\": []}\n") == 0);
 	free(s);
 	end();

@@ -19,7 +19,8 @@ $(RKMCTL_BIN): $(RKMCTL_SRCS) $(RKMCTL_HDRS)
 CTL_PRINT_TEST := $(BUILD)/tests/ctl_print_test
 UNIT_TESTS += $(CTL_PRINT_TEST)
 $(CTL_PRINT_TEST): $(TOP)/tests/unit/ctl_print_test.c $(TOP)/tools/ctl/ctl_print.c \
-		$(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h
+		$(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
+		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
 	$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c
 
@@ -29,7 +30,8 @@ $(CTL_PRINT_TEST): $(TOP)/tests/unit/ctl_print_test.c $(TOP)/tools/ctl/ctl_print
 CTL_GPUS_TEST := $(BUILD)/tests/ctl_gpus_test
 UNIT_TESTS += $(CTL_GPUS_TEST)
 $(CTL_GPUS_TEST): $(TOP)/tests/unit/ctl_gpus_test.c $(TOP)/tools/ctl/ctl_gpus.c \
-		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h
+		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
+		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
 	$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
 		$(TOP)/tools/ctl/ctl_print.c
