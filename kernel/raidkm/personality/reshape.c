@@ -61,9 +61,11 @@ static sector_t km_shape_sectors(struct km_conf *conf)
 
 /*
  * Whether the new shape md has been asked for can be reached from
- * @mddev's current one by a km reshape; names the reason when not.
+ * @mddev's current one by a km reshape (its m and rotation in *@m_out,
+ * *@algo_out); names the reason when not.
  */
-static int km_check_new_shape(struct mddev *mddev, struct km_conf *conf)
+static int km_check_new_shape(struct mddev *mddev, struct km_conf *conf,
+			      int *m_out, int *algo_out)
 {
 	const char *name = mdname(mddev);
 	int n = mddev->raid_disks + mddev->delta_disks;
@@ -87,6 +89,8 @@ static int km_check_new_shape(struct mddev *mddev, struct km_conf *conf)
 		       name, conf->geom.k, n - m, conf->geom.m, m);
 		return -EINVAL;
 	}
+	*m_out = m;
+	*algo_out = algo;
 	return 0;
 }
 
@@ -99,13 +103,14 @@ static int km_check_new_shape(struct mddev *mddev, struct km_conf *conf)
 int km_check_reshape(struct mddev *mddev)
 {
 	struct km_conf *conf = mddev->private;
+	int m, algo;
 
 	if (conf->prev)
 		return 0;
 	if (!mddev->delta_disks && mddev->new_layout == mddev->layout &&
 	    mddev->new_chunk_sectors == mddev->chunk_sectors)
 		return 0;
-	return km_check_new_shape(mddev, conf);
+	return km_check_new_shape(mddev, conf, &m, &algo);
 }
 
 static void km_reshape_free(struct km_reshape *rs, int nold, int nnew)
@@ -663,11 +668,7 @@ int km_start_reshape(struct mddev *mddev)
 		       name);
 		return -EINVAL;
 	}
-	ret = km_check_new_shape(mddev, old);
-	if (ret)
-		return ret;
-	ret = km_check_shape(mddev, mddev->new_layout, mddev->chunk_sectors,
-			     n, &m, &algo);
+	ret = km_check_new_shape(mddev, old, &m, &algo);
 	if (ret)
 		return ret;
 	if (mddev->bitmap) {
