@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * AVX-512BW kernel: split-nibble multiplication with VPSHUFB on 64-byte
- * vectors, two 64-byte strips per iteration.  Built with -mavx512f -mavx512bw.
+ * vectors, two 64-byte strips per iteration, XORs joined by VPTERNLOGQ.
+ * Built with -mavx512f -mavx512bw.
  */
 #include "simd_x86.h"
 
@@ -65,6 +66,17 @@ static inline __m512i rkm_v_term(struct rkm_nib t, struct rkm_nib c)
 	return _mm512_xor_si512(_mm512_shuffle_epi8(t.lo, c.lo),
 				_mm512_shuffle_epi8(t.hi, c.hi));
 }
+
+/* a ^ t * c: the term's two lookups joined into a by one ternary XOR */
+#define RKM_HAVE_ACC
+static inline __m512i rkm_v_acc(__m512i a, struct rkm_nib t, struct rkm_nib c)
+{
+	return rkm_v_xor3(a, _mm512_shuffle_epi8(t.lo, c.lo),
+			  _mm512_shuffle_epi8(t.hi, c.hi));
+}
+
+/* inputs two at a time: P takes both in one ternary XOR */
+#define RKM_PAIR
 
 #include "simd_body.h"
 

@@ -14,6 +14,18 @@
  *   rkm_v_tbl(mt, i)     RKM_T of coefficient i of @mt (row major)
  *   rkm_v_tblp(p)        RKM_T at p, in RKM_GTAB(mt)
  *   rkm_v_term(t, c)     the product coefficient * input
+ *   rkm_v_xor3(a, b, c)  a ^ b ^ c
+ *   RKM_HAVE_ACC         optional: the ISA's own rkm_v_acc(a, t, c), a ^
+ *                        rkm_v_term(t, c) (default: an XOR of the two)
+ *   RKM_PAIR             optional: plain passes take the inputs two at a
+ *                        time, joining P's and each row's XORs in
+ *                        rkm_v_xor3 (worth it where that is one
+ *                        instruction)
+ *   RKM_HAVE_ACC2        optional, with RKM_PAIR: the ISA's own
+ *                        rkm_v_acc2(a, t0, c0, t1, c1), a ^ t0 * c0 ^ t1 *
+ *                        c1 (default: two rkm_v_acc)
+ *   RKM_MUL4, rkm_v_mul4 optional, with RKM_PAIR: multiply by 4, so that
+ *                        Horner's Q takes two inputs as 4q + 2d + d'
  *   RKM_NU(n)            optional: vectors per iteration of a plain pass
  *                        with n rows by table (register pressure; up to
  *                        RKM_UMAX); default RKM_STRIPS 64-byte strips,
@@ -33,6 +45,9 @@
  */
 #ifndef RKM_STRIPS
 #define RKM_STRIPS	1
+#endif
+#ifndef RKM_PAIR_MIN_NG
+#define RKM_PAIR_MIN_NG	0
 #endif
 #ifndef RKM_FN
 #define RKM_FN(name)	name
@@ -59,6 +74,13 @@
 /* accumulators of the rows by table: n * RKM_NU(n) at most */
 #define RKM_GACC	(RKM_MAXG * RKM_U > 4 * RKM_UMAX ? RKM_MAXG * RKM_U : \
 			 4 * RKM_UMAX)
+
+#ifndef RKM_HAVE_ACC
+static inline RKM_V rkm_v_acc(RKM_V a, RKM_T t, RKM_CTX c)
+{
+	return rkm_v_xor(a, rkm_v_term(t, c));
+}
+#endif
 
 /* ---- plain multiplies ---------------------------------------------------- */
 
@@ -99,14 +121,93 @@ RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
 
 #pragma GCC unroll 8
 			for (u = 0; u < nu; u++) {
-				RKM_V v = rkm_v_term(tx, c[u]);
-
-				g[x * nu + u] = first ? v :
-					rkm_v_xor(g[x * nu + u], v);
+				g[x * nu + u] = first ? rkm_v_term(tx, c[u]) :
+					rkm_v_acc(g[x * nu + u], tx, c[u]);
 			}
 		}
 	}
 }
+
+#ifdef RKM_PAIR
+#ifndef RKM_HAVE_ACC2
+/* a ^ t0 * c0 ^ t1 * c1 (an ISA with one-instruction terms defines its own) */
+static inline RKM_V rkm_v_acc2(RKM_V a, RKM_T t0, RKM_CTX c0, RKM_T t1,
+			       RKM_CTX c1)
+{
+	return rkm_v_acc(rkm_v_acc(a, t0, c0), t1, c1);
+}
+#endif
+
+/*
+ * Two inputs of a plain pass, s0 then s1 in the pass's order, their
+ * tables at t0 and t1: p ^= d0 ^ d1; q = 2(2q + d0) + d1; g[x] ^= t0[x] *
+ * d0 ^ t1[x] * d1, each in one three-way XOR where the ISA has one.
+ */
+static __always_inline void
+RKM_FN(rkm_simd_step2)(const rkm_u8 *s0, const rkm_u8 *s1,
+		       const rkm_u8 *t0, const rkm_u8 *t1, RKM_V *p, RKM_V *q,
+		       RKM_V *g, const int np, const int nq, const int ng,
+		       const int nu, const int first)
+{
+	RKM_V d0[RKM_UMAX], d1[RKM_UMAX];
+	int u, x;
+
+#pragma GCC unroll 8
+	for (u = 0; u < nu; u++) {
+		d0[u] = rkm_v_ld(s0 + u * RKM_VW);
+		d1[u] = rkm_v_ld(s1 + u * RKM_VW);
+	}
+	if (np) {
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++)
+			p[u] = first ? rkm_v_xor(d0[u], d1[u]) :
+				rkm_v_xor3(p[u], d0[u], d1[u]);
+	}
+	if (nq) {
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++) {
+			RKM_V v = rkm_v_xor(rkm_v_mul2(d0[u]), d1[u]);
+
+			if (first)
+				q[u] = v;
+			else
+#ifdef RKM_MUL4
+				q[u] = rkm_v_xor3(rkm_v_mul4(q[u]),
+						  rkm_v_mul2(d0[u]), d1[u]);
+#else
+				q[u] = rkm_v_xor(rkm_v_mul2(rkm_v_xor(
+					rkm_v_mul2(q[u]), d0[u])), d1[u]);
+#endif
+		}
+	}
+	if (ng) {
+		RKM_CTX c0[RKM_UMAX], c1[RKM_UMAX];
+
+#pragma GCC unroll 8
+		for (u = 0; u < nu; u++) {
+			c0[u] = rkm_v_prep(d0[u]);
+			c1[u] = rkm_v_prep(d1[u]);
+		}
+#pragma GCC unroll 16
+		for (x = 0; x < ng; x++) {
+			RKM_T tx0 = rkm_v_tblp(t0 + x * RKM_TSZ);
+			RKM_T tx1 = rkm_v_tblp(t1 + x * RKM_TSZ);
+
+#pragma GCC unroll 8
+			for (u = 0; u < nu; u++) {
+				RKM_V *a = &g[x * nu + u];
+
+				if (first)
+					*a = rkm_v_acc(rkm_v_term(tx0, c0[u]),
+						       tx1, c1[u]);
+				else
+					*a = rkm_v_acc2(*a, tx0, c0[u], tx1,
+							c1[u]);
+			}
+		}
+	}
+}
+#endif
 
 /*
  * A plain pass over [off, off + len), len a multiple of nu vectors: the P
@@ -130,6 +231,40 @@ RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 		const rkm_u8 *t = t0;
 		int jj;
 
+#ifdef RKM_PAIR
+		/* an odd input first, alone; then two at a time */
+		if (ng < RKM_PAIR_MIN_NG) {
+			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p,
+					      q, g, np, nq, ng, nu, 1);
+			for (jj = 1; jj < nin; jj++) {
+				t = nq ? t - step : t + step;
+				RKM_FN(rkm_simd_step)(in[nq ? nin - 1 - jj : jj] +
+						      pos, t, p, q, g, np, nq,
+						      ng, nu, 0);
+			}
+		} else if (nin & 1) {
+			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p,
+					      q, g, np, nq, ng, nu, 1);
+			jj = 1;
+		} else {
+			RKM_FN(rkm_simd_step2)(in[nq ? nin - 1 : 0] + pos,
+					       in[nq ? nin - 2 : 1] + pos, t,
+					       nq ? t - step : t + step, p, q,
+					       g, np, nq, ng, nu, 1);
+			t = nq ? t - step : t + step;
+			jj = 2;
+		}
+		for (; ng >= RKM_PAIR_MIN_NG && jj < nin; jj += 2) {
+			const rkm_u8 *ta = nq ? t - step : t + step;
+			const rkm_u8 *tb2 = nq ? ta - step : ta + step;
+
+			RKM_FN(rkm_simd_step2)(in[nq ? nin - 1 - jj : jj] + pos,
+					       in[nq ? nin - 2 - jj : jj + 1] +
+					       pos, ta, tb2, p, q, g, np, nq,
+					       ng, nu, 0);
+			t = tb2;
+		}
+#else
 		RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p, q, g,
 				      np, nq, ng, nu, 1);
 		for (jj = 1; jj < nin; jj++) {
@@ -137,6 +272,7 @@ RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 - jj : jj] + pos,
 					      t, p, q, g, np, nq, ng, nu, 0);
 		}
+#endif
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++) {
 			rkm_size_t o = pos + u * RKM_VW;

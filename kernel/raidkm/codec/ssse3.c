@@ -35,6 +35,11 @@ static inline __m128i rkm_v_xor(__m128i a, __m128i b)
 	return _mm_xor_si128(a, b);
 }
 
+static inline __m128i rkm_v_xor3(__m128i a, __m128i b, __m128i c)
+{
+	return _mm_xor_si128(_mm_xor_si128(a, b), c);
+}
+
 static inline __m128i rkm_v_zero(void)
 {
 	return _mm_setzero_si128();
