@@ -9,6 +9,9 @@
  *   decodeM  the same with data 0..m-1 erased (m > 2; the line says
  *            decode3, decode4, ...)
  *   pq       ours rkm_encode m=2  vs pq_gen (ISA-L's RAID-6 P+Q)
+ *   xor      ours rkm_encode m=1  vs xor_gen (RAID-5 P), for the m = 2
+ *            geometries: the same inputs read and one output written,
+ *            the rate no P+Q over the same memory can exceed
  * GB/s of data (k x chunk).  The sides (ours, then each reference) take
  * turns in rounds of about 2 ms, each round starting with a different
  * side; every figure is the median over the rounds with [min max], and a
@@ -80,6 +83,7 @@ struct ref {
 	isal_cauchy_fn cauchy;
 	isal_inv_fn inv;
 	isal_pq_fn pq;
+	isal_pq_fn xor;			/* xor_gen: NULL skips the xor line */
 	char enc_isa[64], pq_isa[64];	/* the kernels actually called */
 };
 
@@ -222,10 +226,16 @@ static int ref_open(struct ref *r)
 		}
 		strcat(r->enc_isa, " (forced)");
 		strcat(r->pq_isa, " (forced)");
+		/* xor_gen's kernels are named by vector width */
+		r->xor = (isal_pq_fn)dlsym(r->dl, strstr(force_isa, "512") ?
+					   "xor_gen_avx512" :
+					   strstr(force_isa, "avx") ?
+					   "xor_gen_avx" : "xor_gen_sse");
 	} else {
 		r->init = (isal_init_fn)dlsym(r->dl, "ec_init_tables");
 		r->enc = (isal_enc_fn)dlsym(r->dl, "ec_encode_data");
 		r->pq = (isal_pq_fn)dlsym(r->dl, "pq_gen");
+		r->xor = (isal_pq_fn)dlsym(r->dl, "xor_gen");
 	}
 	if (!r->cauchy || !r->inv || !r->init || !r->enc || !r->pq) {
 		fprintf(stderr, "bench: %s: not ISA-L's erasure code API\n",
@@ -314,9 +324,9 @@ static void refs_beside_exe(void)
 
 /* ---- one geometry -------------------------------------------------------- */
 
-enum { OP_ENC, OP_DEC2, OP_DECM, OP_PQ, NOPS };
+enum { OP_ENC, OP_DEC2, OP_DECM, OP_PQ, OP_XOR, NOPS };
 static const char *const op_names[NOPS] = {
-	"encode", "decode2", "decodeM", "pq",
+	"encode", "decode2", "decodeM", "pq", "xor",
 };
 
 struct side {
@@ -335,6 +345,7 @@ struct ctx {
 	size_t len;
 	unsigned char *data[MAX_N];
 	struct rkm_code *code;
+	struct rkm_code *code1;		/* k+1, for the xor line (m = 2) */
 	struct side s[1 + MAX_REFS];	/* 0: ours, 1..: refs[i - 1] */
 };
 
@@ -349,6 +360,10 @@ static void run_op(struct ctx *c, int side, int op)
 		case OP_ENC:
 		case OP_PQ:
 			rkm_encode(c->code, c->len,
+				   (const rkm_u8 *const *)c->data, s->par);
+			break;
+		case OP_XOR:
+			rkm_encode(c->code1, c->len,
 				   (const rkm_u8 *const *)c->data, s->par);
 			break;
 		case OP_DEC2:
@@ -372,6 +387,9 @@ static void run_op(struct ctx *c, int side, int op)
 		break;
 	case OP_PQ:
 		r->pq(k + 2, c->len, s->pq);
+		break;
+	case OP_XOR:
+		r->xor(k + 1, c->len, s->pq);	/* into s->pq[k], par[0] */
 		break;
 	}
 }
@@ -414,7 +432,8 @@ static void setup(struct ctx *c, int k, int m, size_t len)
 			c->data[i][j] = rand();
 	}
 	c->code = rkm_code_create(k, m);
-	if (!c->code) {
+	c->code1 = m == 2 ? rkm_code_create(k, 1) : NULL;
+	if (!c->code || (m == 2 && !c->code1)) {
 		fprintf(stderr, "bench: rkm_code_create(%d, %d) failed\n", k, m);
 		exit(1);
 	}
@@ -463,6 +482,7 @@ static void teardown(struct ctx *c)
 		free(c->s[x].tdecm);
 	}
 	rkm_code_destroy(c->code);
+	rkm_code_destroy(c->code1);
 }
 
 /* Every side's result once: decode rebuilds the data, pq_gen is our P/Q. */
@@ -485,12 +505,13 @@ static void verify(struct ctx *c, int op)
 					       who, op_names[op], c->k, c->m, i);
 					exit(1);
 				}
-		} else if (op == OP_PQ) {
+		} else if (op == OP_PQ || op == OP_XOR) {
 			run_op(c, x, op);
-			for (i = 0; x && i < 2; i++)
+			for (i = 0; x && i < (op == OP_PQ ? 2 : 1); i++)
 				if (memcmp(s->par[i], c->s[0].par[i], c->len)) {
-					printf("FAIL %s pq_gen k=%d: %c differs from ours\n",
-					       who, c->k, "PQ"[i]);
+					printf("FAIL %s %s k=%d: %c differs from ours\n",
+					       who, op == OP_PQ ? "pq_gen" :
+					       "xor_gen", c->k, "PQ"[i]);
 					exit(1);
 				}
 		}
@@ -619,6 +640,17 @@ static int selected(const struct ctx *c, int op)
 	return 0;
 }
 
+/* every reference has xor_gen (the xor line needs them all) */
+static int xor_all(void)
+{
+	int i;
+
+	for (i = 0; i < nrefs; i++)
+		if (!refs[i].xor)
+			return 0;
+	return 1;
+}
+
 /* ---- header ------------------------------------------------------------- */
 
 static void print_cpu(void)
@@ -698,7 +730,7 @@ static void print_header(int argc, char **argv)
 		       refs[i].enc_isa, refs[i].pq_isa);
 	for (i = 0; i < nskipped; i++)
 		printf("# isa-l %s: skipped\n", skipped[i]);
-	printf("# decode2: data 0, 1 lost; decodeM (M = m > 2): data 0..m-1 lost; pq: ours m=2 encode vs pq_gen\n");
+	printf("# decode2: data 0, 1 lost; decodeM (M = m > 2): data 0..m-1 lost; pq: ours m=2 encode vs pq_gen; xor: ours m=1 encode vs xor_gen, the same inputs (the memory floor of pq)\n");
 }
 
 int main(int argc, char **argv)
@@ -785,7 +817,8 @@ int main(int argc, char **argv)
 			setup(&c, k, m, lens[l]);
 			for (op = 0; op < NOPS; op++) {
 				if ((op == OP_DECM && m <= 2) ||
-				    (op == OP_PQ && m != 2) ||
+				    ((op == OP_PQ || op == OP_XOR) && m != 2) ||
+				    (op == OP_XOR && !xor_all()) ||
 				    !selected(&c, op))
 					continue;
 				verify(&c, op);

@@ -17,10 +17,12 @@
  *   rkm_v_xor3(a, b, c)  a ^ b ^ c
  *   RKM_HAVE_ACC         optional: the ISA's own rkm_v_acc(a, t, c), a ^
  *                        rkm_v_term(t, c) (default: an XOR of the two)
- *   RKM_PAIR             optional: plain passes take the inputs two at a
- *                        time, joining P's and each row's XORs in
- *                        rkm_v_xor3 (worth it where that is one
- *                        instruction)
+ *   RKM_PAIR             optional: plain passes and syndrome decodes
+ *                        take the inputs two at a time, joining P's and
+ *                        each row's XORs in rkm_v_xor3 (worth it where
+ *                        that is one instruction); RKM_PAIR_MIN_NG
+ *                        (default 0) keeps passes with fewer rows by
+ *                        table one input at a time (for measurements)
  *   RKM_HAVE_ACC2        optional, with RKM_PAIR: the ISA's own
  *                        rkm_v_acc2(a, t0, c0, t1, c1), a ^ t0 * c0 ^ t1 *
  *                        c1 (default: two rkm_v_acc)
@@ -408,7 +410,14 @@ RKM_FN(rkm_simd_post)(const struct rkm_mat *mt, int nin, rkm_size_t off,
 				p[u] = rkm_v_ld(pp + pos + u * RKM_VW);
 			g[u] = rkm_v_ld(qp + pos + u * RKM_VW);
 		}
-		for (jj = 0; jj < nin; jj++, t += RKM_TSZ)
+		jj = 0;
+#ifdef RKM_PAIR
+		for (; jj + 1 < nin; jj += 2, t += 2 * RKM_TSZ)
+			RKM_FN(rkm_simd_step2)(in[jj] + pos, in[jj + 1] + pos, t,
+					       t + RKM_TSZ, p, NULL, g, np, 0, 1,
+					       nu, 0);
+#endif
+		for (; jj < nin; jj++, t += RKM_TSZ)
 			RKM_FN(rkm_simd_step)(in[jj] + pos, t, p, NULL, g, np, 0,
 					      1, nu, 0);
 #pragma GCC unroll 8
