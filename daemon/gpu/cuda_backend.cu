@@ -223,7 +223,9 @@ struct cuda_backend {
 
 	struct slot s[NSLOT];
 	struct rkmd_cuda_stats stats;
-	int flag_mode;			/* RKMD_CUDA_FLAG (default 1) */
+	int flag_mode;			/* RKMD_CUDA_FLAG (default 1; 2: the
+					   kernel fences in every thread,
+					   the benchmark's reference) */
 	void *fhost, *fhost_d;		/* completion words: host, device */
 	void *fdev;			/* their counters */
 	int stage_mode;			/* RKMD_STAGE_* bits, 0: zero-copy */
@@ -1043,6 +1045,7 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 		l.dcount = sl->dcount;
 		l.hdone = sl->hdone_d;
 		l.seq = sl->fseq;
+		l.fence_all = b->flag_mode == 2;
 		sl->flag = 1;
 	}
 	/*
@@ -1650,7 +1653,7 @@ rkmd_cuda_open_dev(int dev, int own_ctx, void *base, size_t len,
 	{
 		const char *f = getenv("RKMD_CUDA_FLAG");
 
-		b->flag_mode = f ? atoi(f) != 0 : 1;
+		b->flag_mode = f ? atoi(f) : 1;
 	}
 	{
 		const char *j = getenv("RKMD_CUDA_JIT");

@@ -56,14 +56,17 @@ struct rkg_launch {
 	/*
 	 * Completion flag (one launch only, nstripes <= 65535), or NULL:
 	 * every block counts itself in *dcount (a zeroed device word) after
-	 * a system-scope fence; the last one resets it and stores seq in
-	 * *hdone (the device address of a word of mapped host memory), so
-	 * that the host sees the results land by reading one word, without
-	 * an event and without a call into the driver.
+	 * a GPU-scope fence; the last one resets it and, after a
+	 * system-scope fence, stores seq in *hdone (the device address of a
+	 * word of mapped host memory), so that the host sees the results
+	 * land by reading one word, without an event and without a call into
+	 * the driver.  fence_all: every thread fences at system scope (the
+	 * first version: a reference for the benchmark).
 	 */
 	uint32_t *dcount;
 	uint32_t *hdone;
 	uint32_t seq;
+	int fence_all;
 };
 
 #ifdef __cplusplus

@@ -5,9 +5,11 @@
 # one 8+3 stripe through the daemon and the loopback ring, with the
 # daemon's spin window (default, raidkmd --spin) and without it
 # (RKMD_SPIN_US=0: sleep until the doorbell), and, as the same round's
-# reference, the spin window with the CUDA backend's completion seen by
-# its event as before the completion flag (RKMD_CUDA_FLAG=0); ROUNDS runs
-# of each, interleaved.  Every job's parity is checked (gpu_loop).
+# references, the spin window with the CUDA backend's completion seen by
+# its event as before the completion flag (RKMD_CUDA_FLAG=0) and with the
+# flag's first version, a system-scope fence in every thread of the
+# kernel (RKMD_CUDA_FLAG=2); ROUNDS runs of each, interleaved.  Every
+# job's parity is checked (gpu_loop).
 #
 #   tools/bench/gpu-e2e-latency.sh BUILD/gpu [ROUNDS]
 #
@@ -28,7 +30,8 @@ echo
 echo "== latency through the daemon and the loopback ring: $rounds runs of 3000 jobs in each setting, interleaved"
 echo "#  spin: the daemon's spin window (default, 50 us); none: RKMD_SPIN_US=0 (sleep until the doorbell);"
 echo "#  event: spin, completion seen by the batch's event (RKMD_CUDA_FLAG=0, the code before the flag)"
-spin=() none=() event=()
+echo "#  fence: spin, the flag's first version: every thread fences at system scope (RKMD_CUDA_FLAG=2)"
+spin=() none=() event=() fence=()
 lat() {
 	local o
 	# a wrong parity or a failed job fails the run
@@ -45,6 +48,9 @@ for r in $(seq 1 "$rounds"); do
 	l=$(lat RKMD_SPIN_US=50 RKMD_CUDA_FLAG=0) || exit 1
 	echo "event: $l"
 	event+=("$l")
+	l=$(lat RKMD_SPIN_US=50 RKMD_CUDA_FLAG=2) || exit 1
+	echo "fence: $l"
+	fence+=("$l")
 done
 # median, min and max over the runs of each run's p50 and p99
 summ() {
@@ -61,4 +67,5 @@ summ() {
 name="latency ring+daemon, spin 50 us (default)" summ "${spin[@]}"
 name="latency ring+daemon, no spin (doorbell)   " summ "${none[@]}"
 name="ref spin, completion by event (flag off)   " summ "${event[@]}"
+name="ref spin, flag with a fence in every thread " summ "${fence[@]}"
 echo "(target p50 <= 25 us, p99 <= 40 us; the backend alone and a memcpy round trip are in gpu_bench's latency lines above)"
