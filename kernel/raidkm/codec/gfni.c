@@ -102,6 +102,7 @@ static inline __m512i rkm_v_mul4(__m512i v)
 #define rkm_v_ld	rkm_v256_ld
 #define rkm_v_xor3	rkm_v256_xor3
 #define rkm_v_acc	rkm_v256_acc
+#define rkm_v_acc2	rkm_v256_acc2
 #define rkm_v_st	rkm_v256_st
 #define rkm_v_xor	rkm_v256_xor
 #define rkm_v_zero	rkm_v256_zero

@@ -20,9 +20,7 @@
  *   RKM_PAIR             optional: plain passes and syndrome decodes
  *                        take the inputs two at a time, joining P's and
  *                        each row's XORs in rkm_v_xor3 (worth it where
- *                        that is one instruction); RKM_PAIR_MIN_NG
- *                        (default 0) keeps passes with fewer rows by
- *                        table one input at a time (for measurements)
+ *                        that is one instruction)
  *   RKM_HAVE_ACC2        optional, with RKM_PAIR: the ISA's own
  *                        rkm_v_acc2(a, t0, c0, t1, c1), a ^ t0 * c0 ^ t1 *
  *                        c1 (default: two rkm_v_acc)
@@ -48,8 +46,11 @@
 #ifndef RKM_STRIPS
 #define RKM_STRIPS	1
 #endif
-#ifndef RKM_PAIR_MIN_NG
-#define RKM_PAIR_MIN_NG	0
+#undef RKM_PAIRS		/* gfni.c includes this file twice */
+#ifdef RKM_PAIR
+#define RKM_PAIRS	1	/* 1: the steps of a pass take two inputs */
+#else
+#define RKM_PAIRS	0
 #endif
 #ifndef RKM_FN
 #define RKM_FN(name)	name
@@ -130,7 +131,6 @@ RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
 	}
 }
 
-#ifdef RKM_PAIR
 #ifndef RKM_HAVE_ACC2
 /* a ^ t0 * c0 ^ t1 * c1 (an ISA with one-instruction terms defines its own) */
 static inline RKM_V rkm_v_acc2(RKM_V a, RKM_T t0, RKM_CTX c0, RKM_T t1,
@@ -209,7 +209,6 @@ RKM_FN(rkm_simd_step2)(const rkm_u8 *s0, const rkm_u8 *s1,
 		}
 	}
 }
-#endif
 
 /*
  * A plain pass over [off, off + len), len a multiple of nu vectors: the P
@@ -226,55 +225,40 @@ RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 {
 	rkm_size_t pos, step = ts * RKM_TSZ;
 	const rkm_u8 *t0 = nq ? tb + (nin - 1) * step : tb;
+	const long td = nq ? -(long)step : (long)step;
 	int x, u;
+
+/* input j of the pass's order (with a Q row, from the last) at pos */
+#define IN(j)	(in[nq ? nin - 1 - (j) : (j)] + pos)
 
 	for (pos = off; pos < off + len; pos += nu * RKM_VW) {
 		RKM_V p[RKM_UMAX], q[RKM_UMAX], g[RKM_GACC];
 		const rkm_u8 *t = t0;
 		int jj;
 
-#ifdef RKM_PAIR
-		/* an odd input first, alone; then two at a time */
-		if (ng < RKM_PAIR_MIN_NG) {
-			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p,
-					      q, g, np, nq, ng, nu, 1);
-			for (jj = 1; jj < nin; jj++) {
-				t = nq ? t - step : t + step;
-				RKM_FN(rkm_simd_step)(in[nq ? nin - 1 - jj : jj] +
-						      pos, t, p, q, g, np, nq,
-						      ng, nu, 0);
-			}
-		} else if (nin & 1) {
-			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p,
-					      q, g, np, nq, ng, nu, 1);
-			jj = 1;
-		} else {
-			RKM_FN(rkm_simd_step2)(in[nq ? nin - 1 : 0] + pos,
-					       in[nq ? nin - 2 : 1] + pos, t,
-					       nq ? t - step : t + step, p, q,
-					       g, np, nq, ng, nu, 1);
-			t = nq ? t - step : t + step;
-			jj = 2;
+		/*
+		 * The first input starts the accumulators, or the first two
+		 * when inputs go in pairs and their number is even; then one
+		 * or two at a time.  td: from one input's tables to the next.
+		 */
+		jj = RKM_PAIRS && !(nin & 1) ? 2 : 1;
+		if (jj == 2)
+			RKM_FN(rkm_simd_step2)(IN(0), IN(1), t, t + td, p, q, g,
+					       np, nq, ng, nu, 1);
+		else
+			RKM_FN(rkm_simd_step)(IN(0), t, p, q, g, np, nq, ng, nu,
+					      1);
+		t += (jj - 1) * td;
+		for (; jj < nin; jj += 1 + RKM_PAIRS,
+		     t += (1 + RKM_PAIRS) * td) {
+			if (RKM_PAIRS)
+				RKM_FN(rkm_simd_step2)(IN(jj), IN(jj + 1),
+						       t + td, t + 2 * td, p, q,
+						       g, np, nq, ng, nu, 0);
+			else
+				RKM_FN(rkm_simd_step)(IN(jj), t + td, p, q, g,
+						      np, nq, ng, nu, 0);
 		}
-		for (; ng >= RKM_PAIR_MIN_NG && jj < nin; jj += 2) {
-			const rkm_u8 *ta = nq ? t - step : t + step;
-			const rkm_u8 *tb2 = nq ? ta - step : ta + step;
-
-			RKM_FN(rkm_simd_step2)(in[nq ? nin - 1 - jj : jj] + pos,
-					       in[nq ? nin - 2 - jj : jj + 1] +
-					       pos, ta, tb2, p, q, g, np, nq,
-					       ng, nu, 0);
-			t = tb2;
-		}
-#else
-		RKM_FN(rkm_simd_step)(in[nq ? nin - 1 : 0] + pos, t, p, q, g,
-				      np, nq, ng, nu, 1);
-		for (jj = 1; jj < nin; jj++) {
-			t = nq ? t - step : t + step;
-			RKM_FN(rkm_simd_step)(in[nq ? nin - 1 - jj : jj] + pos,
-					      t, p, q, g, np, nq, ng, nu, 0);
-		}
-#endif
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++) {
 			rkm_size_t o = pos + u * RKM_VW;
@@ -300,6 +284,8 @@ RKM_FN(rkm_simd_plain)(const rkm_u8 *tb, rkm_size_t ts, int nin,
 		}
 	}
 }
+
+#undef IN
 
 /* iterations of nu vectors, then 64-byte strips */
 static __always_inline void
@@ -410,13 +396,11 @@ RKM_FN(rkm_simd_post)(const struct rkm_mat *mt, int nin, rkm_size_t off,
 				p[u] = rkm_v_ld(pp + pos + u * RKM_VW);
 			g[u] = rkm_v_ld(qp + pos + u * RKM_VW);
 		}
-		jj = 0;
-#ifdef RKM_PAIR
-		for (; jj + 1 < nin; jj += 2, t += 2 * RKM_TSZ)
+		for (jj = 0; RKM_PAIRS && jj + 1 < nin;
+		     jj += 2, t += 2 * RKM_TSZ)
 			RKM_FN(rkm_simd_step2)(in[jj] + pos, in[jj + 1] + pos, t,
 					       t + RKM_TSZ, p, NULL, g, np, 0, 1,
 					       nu, 0);
-#endif
 		for (; jj < nin; jj++, t += RKM_TSZ)
 			RKM_FN(rkm_simd_step)(in[jj] + pos, t, p, NULL, g, np, 0,
 					      1, nu, 0);
