@@ -268,25 +268,16 @@ void rkm_q_form_set(int horner)
 	rkm_write_once(rkm_q_horner, horner);
 }
 
-/*
- * ns for RKM_BENCH_RUNS 8+2 encodes of 4 KiB chunks (cache-resident),
- * @big: for two 4+2 encodes of 64 KiB chunks (streamed from L2), the two
- * regimes where the 2^j row's forms differ the most
- */
-static rkm_u64 rkm_time_encode2(struct rkm_code *c, rkm_u8 **ch,
-				struct rkm_code *c4, rkm_u8 **big, int isbig)
+/* ns for @runs encodes by @c of chunks @ch of @len bytes (parity after data) */
+static rkm_u64 rkm_time_encodes(struct rkm_code *c, rkm_size_t len,
+				rkm_u8 **ch, int runs)
 {
 	rkm_u64 t0 = rkm_now_ns(), t;
 	int iter;
 
-	if (!isbig)
-		for (iter = 0; iter < RKM_BENCH_RUNS; iter++)
-			rkm_encode(c, RKM_BENCH_LEN,
-				   (const rkm_u8 *const *)ch, ch + RKM_BENCH_K);
-	else
-		for (iter = 0; iter < 2; iter++)
-			rkm_encode(c4, RKM_BIG_LEN, (const rkm_u8 *const *)big,
-				   big + 4);
+	for (iter = 0; iter < runs; iter++)
+		rkm_encode(c, len, (const rkm_u8 *const *)ch,
+			   ch + rkm_code_k(c));
 	t = rkm_now_ns() - t0;
 	return t ? t : 1;
 }
@@ -318,16 +309,22 @@ static void rkm_choose_forms(void)
 		memset(big[i], 0x21 + 5 * i, RKM_BIG_LEN);
 	}
 	/*
-	 * trial 0 warms up.  The table must win in both regimes: Horner's
-	 * rule loses little where it loses (cache-resident chunks) and the
-	 * table a third where it does (64 KiB chunks on a Xeon and Zen 5),
-	 * and one sum of the two once picked the table on a noisy round.
+	 * trial 0 warms up.  Two regimes, where the 2^j row's forms differ
+	 * the most: RKM_BENCH_RUNS 8+2 encodes of 4 KiB chunks (in cache)
+	 * and two 4+2 encodes of 64 KiB chunks (streamed from L2).  The
+	 * table must win both: Horner's rule loses little where it loses
+	 * and the table a third where it does (64 KiB chunks on a Xeon and
+	 * Zen 5), and one sum of the two once picked the table on a noisy
+	 * round.
 	 */
 	for (trial = 0; trial <= RKM_BENCH_TRIALS; trial++) {
 		for (reg = 0; reg < 2; reg++) {
 			for (form = 0; form < 2; form++) {
 				rkm_q_form_set(form);
-				t = rkm_time_encode2(c, ch, c4, big, reg);
+				t = reg ? rkm_time_encodes(c4, RKM_BIG_LEN,
+							   big, 2) :
+					  rkm_time_encodes(c, RKM_BENCH_LEN,
+							   ch, RKM_BENCH_RUNS);
 				if (trial && (!bq[reg][form] ||
 					      t < bq[reg][form]))
 					bq[reg][form] = t;
