@@ -730,7 +730,7 @@ static void print_header(int argc, char **argv)
 		       refs[i].enc_isa, refs[i].pq_isa);
 	for (i = 0; i < nskipped; i++)
 		printf("# isa-l %s: skipped\n", skipped[i]);
-	printf("# decode2: data 0, 1 lost; decodeM (M = m > 2): data 0..m-1 lost; pq: ours m=2 encode vs pq_gen; xor: ours m=1 encode vs xor_gen, the same inputs (the memory floor of pq)\n");
+	printf("# decode2: data 0, 1 lost; decodeM (M = m > 2): data 0..m-1 lost; pq: ours m=2 encode vs pq_gen; xor: ours m=1 encode vs xor_gen, the same inputs (a rate pq cannot exceed)\n");
 }
 
 int main(int argc, char **argv)
