@@ -14,8 +14,8 @@
 # directory per level laid out as the driver wants it: OUT/LEVEL/test,
 # OUT/LEVEL/mdadm (a link to $MDADM, default /sbin/mdadm), OUT/LEVEL/tests/
 # with func.sh and the rewritten tests under their names here; and
-# OUT/plan, "NAME LEVEL" per line in the order to run them (each test at
-# every one of its levels in a row).
+# OUT/plan, "NAME LEVEL" per line (each test at
+# every one of its levels in a row; guest-run.sh runs its km levels first).
 #
 # Levels:  raid6   md's raid6, the reference
 #          km-m2   km with m=2 (--level=km --layout=m2)
