@@ -29,6 +29,7 @@
  * usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME]
  *                    [--isa-l-isa ISA]
  *                    [--ref LABEL=PATH]... [--skipped 'LABEL: why']...
+ *                    [--place stagger|page|malloc] [--only TEXT]...
  *   -q             30 rounds a line instead of 120
  *   --impl NAME    our implementation (also RKM_CODEC_IMPL=NAME)
  *   --form NAME    our form of m = 2-style decodes: rows, fused (one
@@ -39,8 +40,9 @@
  *                  its dispatcher: avx512_gfni, avx2_gfni, avx512, avx2,
  *                  avx, sse or base (an AVX2-only machine, emulated)
  *   --skipped      a reference that could not be built, named in the output
- *   --align N      chunks at N-byte boundaries (default 64: where malloc
- *                  puts them; 4096: pages, as in a stripe cache)
+ *   --place P      where the chunks sit (below): stagger (default), page
+ *                  (as in a stripe cache) or malloc; --align 4096 and
+ *                  --align 64 are the older spellings of page and malloc
  *   --only TEXT    only the lines whose "op k+m chunk" contains TEXT, e.g.
  *                  "decode2 8+2", "pq", " 4KiB" (repeatable)
  */
@@ -103,8 +105,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static size_t chunk_align = 64;
-
 static void *xalloc_at(size_t n, size_t align)
 {
 	void *p;
@@ -122,11 +122,47 @@ static void *xalloc(size_t n)
 	return xalloc_at(n, 64);
 }
 
-/* a chunk: --align 4096 puts every chunk at a page boundary, as a stripe
- * cache does; the default 64 leaves the placement to malloc */
-static void *chunk_alloc(size_t n)
+/*
+ * Where the chunks sit.  Every side reads the same data chunks and writes
+ * its own outputs; what their addresses share below 4 KiB decides which
+ * loads wait on earlier stores to another page (4K aliasing on Intel
+ * cores) and which lines share L1 sets, so every side's outputs sit at
+ * the same page offsets:
+ *   stagger (default)  chunk slot i at offset 128 i mod 4096 of its own
+ *                      pages, as malloc spreads 64 KiB blocks
+ *   page               every chunk at a page boundary, as in a stripe cache
+ *                      (--align 4096)
+ *   malloc             wherever posix_memalign puts them, 64-byte aligned
+ *                      (--align 64): the sides' outputs then sit at other
+ *                      offsets, the first side's nearest to the data
+ * Slots: data i is i; output i of a side (parity, then rebuilt) is
+ * k + 2i and k + 2i + 1.
+ */
+enum { PLACE_STAGGER, PLACE_PAGE, PLACE_MALLOC };
+static const char *const place_names[] = { "stagger", "page", "malloc" };
+static int place = PLACE_STAGGER;
+static void *chunk_base[4 * MAX_N * (1 + MAX_REFS)];
+static int nchunk;
+
+static void *chunk_alloc(size_t n, int slot)
 {
-	return xalloc_at(n, chunk_align);
+	size_t off = place == PLACE_STAGGER ? (size_t)slot * 128 % 4096 : 0;
+	unsigned char *p;
+
+	if (nchunk == (int)(sizeof(chunk_base) / sizeof(*chunk_base))) {
+		fprintf(stderr, "bench: too many chunks\n");
+		exit(1);
+	}
+	p = place == PLACE_MALLOC ? xalloc_at(n, 64) :
+				    xalloc_at(n + off, 4096);
+	chunk_base[nchunk++] = p;
+	return p + off;
+}
+
+static void chunk_free_all(void)
+{
+	while (nchunk)
+		free(chunk_base[--nchunk]);
 }
 
 /* ---- the references ---------------------------------------------------- */
@@ -427,7 +463,7 @@ static void setup(struct ctx *c, int k, int m, size_t len)
 	c->e2 = m < 2 ? m : 2;
 	c->em = m;
 	for (i = 0; i < k; i++) {
-		c->data[i] = chunk_alloc(len);
+		c->data[i] = chunk_alloc(len, i);
 		for (j = 0; j < (int)len; j++)
 			c->data[i][j] = rand();
 	}
@@ -441,8 +477,8 @@ static void setup(struct ctx *c, int k, int m, size_t len)
 		struct side *s = &c->s[x];
 
 		for (i = 0; i < m; i++) {
-			s->par[i] = chunk_alloc(len);
-			s->rec[i] = chunk_alloc(len);
+			s->par[i] = chunk_alloc(len, k + 2 * i);
+			s->rec[i] = chunk_alloc(len, k + 2 * i + 1);
 		}
 		for (i = 0; i < n; i++) {
 			s->ch2[i] = i < c->e2 ? s->rec[i] :
@@ -468,15 +504,10 @@ static void setup(struct ctx *c, int k, int m, size_t len)
 
 static void teardown(struct ctx *c)
 {
-	int i, x;
+	int x;
 
-	for (i = 0; i < c->k; i++)
-		free(c->data[i]);
+	chunk_free_all();
 	for (x = 0; x <= nrefs; x++) {
-		for (i = 0; i < c->m; i++) {
-			free(c->s[x].par[i]);
-			free(c->s[x].rec[i]);
-		}
 		free(c->s[x].tenc);
 		free(c->s[x].tdec2);
 		free(c->s[x].tdecm);
@@ -720,8 +751,11 @@ static void print_header(int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");
-	printf("# chunks: %zu-byte aligned, each side writes its own outputs\n",
-	       chunk_align);
+	printf("# chunks: placed %s (%s), each side writes its own outputs\n",
+	       place_names[place],
+	       place == PLACE_STAGGER ? "slot i at 128 i mod 4096, every side's outputs at the same offsets" :
+	       place == PLACE_PAGE ? "every chunk page-aligned, as in a stripe cache" :
+	       "by malloc, 64-byte aligned: the sides' outputs at other offsets");
 	printf("# ours: %s (P+Q's 2^j row by %s; m = 2-style decode form %s; both measured at init)\n",
 	       rkm_codec_impl(), rkm_q_horner ? "Horner" : "table",
 	       rkm_decode_form_name(rkm_decode_form()));
@@ -771,17 +805,31 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--skipped") && i + 1 < argc &&
 			   nskipped < MAX_REFS) {
 			skipped[nskipped++] = argv[++i];
+		} else if (!strcmp(argv[i], "--place") && i + 1 < argc) {
+			for (place = 0; place < 3; place++)
+				if (!strcmp(argv[i + 1], place_names[place]))
+					break;
+			if (place == 3) {
+				fprintf(stderr, "bench: --place stagger, page or malloc\n");
+				return 2;
+			}
+			i++;
 		} else if (!strcmp(argv[i], "--align") && i + 1 < argc) {
-			chunk_align = strtoul(argv[++i], NULL, 0);
-			if (chunk_align < 64 || (chunk_align & (chunk_align - 1))) {
-				fprintf(stderr, "bench: --align takes a power of 2 >= 64\n");
+			/* the older spelling: 4096 page, 64 malloc */
+			i++;
+			if (!strcmp(argv[i], "4096")) {
+				place = PLACE_PAGE;
+			} else if (!strcmp(argv[i], "64")) {
+				place = PLACE_MALLOC;
+			} else {
+				fprintf(stderr, "bench: --align takes 64 or 4096\n");
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
 			   nonly < 16) {
 			only[nonly++] = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--align N] [--only TEXT]...\n");
+			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--place stagger|page|malloc] [--only TEXT]...\n");
 			return 2;
 		}
 	}
