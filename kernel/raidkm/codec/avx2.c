@@ -23,20 +23,23 @@ struct rkm_nib {
 #include "simd_v256.h"
 
 /*
- * 2v: v + v, and the polynomial added where v's top bit was set (a signed
- * compare with zero makes the mask).  Not _mm256_blendv_epi8(r, r ^ poly,
- * v), one instruction fewer on AMD Zen: GCC 12 folds that builtin into a
- * select on "mask byte < 0" in the type char, and with -funsigned-char
- * (every kernel since 6.2) that is never true, so the polynomial was
- * never added (wrong Q by Horner's rule, wrong delta and syndrome
- * decodes on 6.12 only).  The compare's intrinsic uses signed char.
+ * 2v: v + v, and the polynomial added where v's top bit was set, chosen
+ * by VPBLENDVB (one instruction; a signed compare and an AND are two).
+ * Written as asm: GCC 12 folds _mm256_blendv_epi8() into a select on
+ * "mask byte < 0" in the type char, which under -funsigned-char (every
+ * kernel since 6.2) is never true, so the polynomial was never added
+ * (wrong Q by Horner's rule, wrong delta and syndrome decodes on 6.12
+ * only).  The instruction itself looks at the top bit, whatever C thinks.
  */
 static inline __m256i rkm_v_mul2(__m256i v)
 {
-	__m256i hi = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+	__m256i red;
 
-	return _mm256_xor_si256(_mm256_add_epi8(v, v),
-				_mm256_and_si256(hi, _mm256_set1_epi8(0x1d)));
+	asm("vpblendvb %3, %2, %1, %0"
+	    : "=x" (red)
+	    : "x" (_mm256_setzero_si256()), "x" (_mm256_set1_epi8(0x1d)),
+	      "x" (v));
+	return _mm256_xor_si256(_mm256_add_epi8(v, v), red);
 }
 
 static inline struct rkm_nib rkm_v_prep(__m256i d)
