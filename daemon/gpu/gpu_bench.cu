@@ -16,6 +16,12 @@
  *   cpu          host CPU seconds per GB, CUDA backend vs CPU backend
  *
  *   gpu_bench [--quick] [--e2e [--rounds N]] [--latency]
+ *
+ * The e2e rounds take two environment variables, for experiments:
+ * RKMD_BENCH_MODES=M1,M2,... times more data paths (RKMD_STAGE_* bits,
+ * cuda_backend.h) beside the three of every cell, interleaved with them;
+ * RKMD_BENCH_CELL=K,M[,OP] runs only that geometry (OP 0 encode,
+ * 1 decode 2, 2 decode m).
  */
 #include <stdarg.h>
 #include <sys/resource.h>
@@ -768,22 +774,37 @@ static void e2e_rounds(const struct rkmd_backend_ops *ops,
 	static const int g[][2] = { {8, 2}, {8, 3}, {16, 4}, {16, 8}, {32, 16} };
 	static const uint64_t batches[] = { 1 << 20, 4 << 20, 64 << 20 };
 	static const char *const opn[] = { "encode", "decode2", "decodem" };
-	const int modes[] = { -1, 0, STAGE_IO2 };
+	int modes[8] = { -1, 0, STAGE_IO2 }, nmodes = 3;
+	const char *xm = getenv("RKMD_BENCH_MODES");	/* more paths */
+	const char *xc = getenv("RKMD_BENCH_CELL");	/* only K,M,OP */
+	int ck = 0, cm = 0, co = -1;
 	const uint64_t total = quick ? (256ull << 20) : (4096ull << 20);
 	const size_t refn = 64 << 20;
 	struct cell {
 		int k, m, o;
 		uint64_t bt;
 		std::vector<double> ratio, gb, ref, zc, io2, mix, ofmix;
+		std::vector<double> xr[5], mf, mfmix;
 	};
 	std::vector<cell> cells;
 	void *h, *d, *h2, *d2;
 	cudaStream_t s1, s2;
 
+	while (xm && *xm && nmodes < 8) {
+		char *end;
+
+		modes[nmodes++] = (int)strtol(xm, &end, 0);
+		xm = *end == ',' ? end + 1 : "";
+	}
+	if (xc)
+		sscanf(xc, "%d,%d,%d", &ck, &cm, &co);
 	for (auto &x : g)
 		for (int o = 0; o < 3; o++)
 			for (uint64_t bt : batches) {
 				if (only && (x[1] > 4 || bt < (4 << 20)))
+					continue;
+				if (xc && (x[0] != ck || x[1] != cm ||
+					   (co >= 0 && o != co)))
 					continue;
 				cell c;
 
@@ -801,19 +822,31 @@ static void e2e_rounds(const struct rkmd_backend_ops *ops,
 	CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
 	memset(h, 0x5a, refn);
 	CK(cudaMemset(d2, 0xa5, refn));
-	printf("\n== end to end through the backend (host memory in and out): default path (jobs of >= 4 MiB of inputs staged as mix1:4 above, smaller ones zero-copy), then zero-copy, then io/2 (jobs of >= 4 MiB staged, none left zero-copy), on the same jobs; %d interleaved rounds, each cell with the pinned H2D bandwidth measured right before it in the same round (64 MiB x 4, best of 3); ratio = median over the rounds of the cell's GB/s / that round's H2D, [min..max]; link ceiling: the H2D rate while the copy engines also move the cell's outputs back (same round, as a fraction of H2D), and e2e as a fraction of it\n",
+	printf("\n== end to end through the backend (host memory in and out): default path (jobs of >= 4 MiB of inputs staged as mix1:4 above, smaller ones zero-copy), then zero-copy, then io/2 (jobs of >= 4 MiB staged, none left zero-copy), on the same jobs; %d interleaved rounds, each cell with the pinned H2D bandwidth measured right before it in the same round (64 MiB x 4, best of 3); ratio = median over the rounds of the cell's GB/s / that round's H2D, [min..max]; link ceiling: the H2D rate while the copy engines also move the cell's outputs back (same round, as a fraction of H2D), and e2e as a fraction of it; memfd: the same H2D copy, alone and with the outputs going back, from the registered memfd arena that holds the jobs' chunks (as a fraction of the pinned H2D)\n",
 	       rounds);
 	for (int r = 0; r < rounds; r++)
 		for (auto &c : cells) {
 			int op = c.o ? RKMD_OP_DECODE : RKMD_OP_ENCODE;
 			int ne = c.o == 1 ? 2 : c.m;
-			struct e2e_res res[3];
+			struct e2e_res res[8];
 			double ref = copy_bw(d, h, refn, cudaMemcpyHostToDevice, 4);
 			double mix = mix_bw(d, h, d2, h2, refn, c.o == 1 ? 2 : c.m,
 					    c.k, s1, s2);
+			/*
+			 * The same from the registered memfd arena (where the
+			 * jobs' chunks are): what a copy engine reads there,
+			 * alone and with the outputs going back.
+			 */
+			double mf = copy_bw(d, arena.base + (1u << 30), refn,
+					    cudaMemcpyHostToDevice, 4);
+			double mfmix = mix_bw(d, arena.base + (1u << 30), d2,
+					      h2, refn, c.o == 1 ? 2 : c.m,
+					      c.k, s1, s2);
 
 			e2e_multi(ops, be, op, c.k, c.m, c.o ? ne : 0, c.bt,
-				  total / 2, 3, modes, 1, res, NULL);
+				  total / 2, nmodes, modes, 1, res, NULL);
+			for (int x = 3; x < nmodes; x++)
+				c.xr[x - 3].push_back(res[x].gbps * GB / ref);
 			c.ratio.push_back(res[0].gbps * GB / ref);
 			c.gb.push_back(res[0].gbps);
 			c.ref.push_back(ref / GB);
@@ -821,6 +854,8 @@ static void e2e_rounds(const struct rkmd_backend_ops *ops,
 			c.io2.push_back(res[2].gbps * GB / ref);
 			c.mix.push_back(mix / ref);
 			c.ofmix.push_back(res[0].gbps * GB / mix);
+			c.mf.push_back(mf / ref);
+			c.mfmix.push_back(mfmix / ref);
 		}
 	auto med = [](std::vector<double> v) {
 		std::sort(v.begin(), v.end());
@@ -839,6 +874,19 @@ static void e2e_rounds(const struct rkmd_backend_ops *ops,
 		    *std::min_element(c.ratio.begin(), c.ratio.end()),
 		    *std::max_element(c.ratio.begin(), c.ratio.end()),
 		    med(c.zc), med(c.io2), med(c.mix), med(c.ofmix), tg);
+		printf("    memfd H2D %.2f [%.2f..%.2f], with the outputs back %.2f [%.2f..%.2f] (of the round's pinned H2D)\n",
+		       med(c.mf), *std::min_element(c.mf.begin(), c.mf.end()),
+		       *std::max_element(c.mf.begin(), c.mf.end()),
+		       med(c.mfmix),
+		       *std::min_element(c.mfmix.begin(), c.mfmix.end()),
+		       *std::max_element(c.mfmix.begin(), c.mfmix.end()));
+		for (int x = 3; x < nmodes; x++)
+			printf("    path 0x%x: ratio %.2f [%.2f..%.2f]\n",
+			       modes[x], med(c.xr[x - 3]),
+			       *std::min_element(c.xr[x - 3].begin(),
+						 c.xr[x - 3].end()),
+			       *std::max_element(c.xr[x - 3].begin(),
+						 c.xr[x - 3].end()));
 	}
 	cudaFreeHost(h);
 	cudaFree(d);
