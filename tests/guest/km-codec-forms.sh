@@ -2,7 +2,8 @@
 # (/sys/module/raidkm/parameters/codec_decode_form and codec_pq), so that
 # every combination runs in this kernel, whatever the timings at load
 # picked: for each decode form (rows, fused, syndrome) and each way of
-# P+Q's 2^j row (table, horner), a 4+2 array (P+Q encodes, m = 2
+# P+Q's 2^j row (table, horner, horner-blend: AVX2's second doubling,
+# the same as horner elsewhere), a 4+2 array (P+Q encodes, m = 2
 # decodes) and a 6+3 array with 64 KiB chunks: written with crc32c
 # verify, parity checked, two members failed (then three for 6+3), read
 # back, written degraded, read back.  Bad names are refused.
@@ -51,7 +52,7 @@ one() {
 }
 
 for form in rows fused syndrome; do
-	for pq in table horner; do
+	for pq in table horner horner-blend; do
 		echo $form >$P/codec_decode_form || fail "writing $form"
 		echo $pq >$P/codec_pq || fail "writing $pq"
 		[ "$(cat $P/codec_decode_form)" = $form ] || fail "form is not $form"

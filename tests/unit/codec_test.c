@@ -371,7 +371,7 @@ static void test_pq(const char *impl)
 	int t, bad = 0;
 
 	snprintf(name, sizeof(name), "pq-raid6-%s-%s", impl,
-		 rkm_q_horner ? "horner" : "table");
+		 rkm_q_form_name(rkm_q_horner));
 	for (t = 0; t < 6; t++) {
 		struct stripe s;
 		struct rkm_code *c = rkm_code_create(ks[t], 2);
@@ -424,7 +424,7 @@ static void test_decode_pq(const char *impl)
 
 	snprintf(name, sizeof(name), "decode-pq-%s-%s-%s", impl,
 		 rkm_decode_form_name(rkm_decode_form()),
-		 rkm_q_horner ? "horner" : "table");
+		 rkm_q_form_name(rkm_q_horner));
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
 		int k = geo[g][0], m = geo[g][1], n = k + m, a, b, i, li;
 		struct rkm_code *c = rkm_code_create(k, m);
@@ -491,7 +491,7 @@ static void test_impl(const char *impl)
 
 	snprintf(name, sizeof(name), "impl-%s-%s-%s", impl,
 		 rkm_decode_form_name(rkm_decode_form()),
-		 rkm_q_horner ? "horner" : "table");
+		 rkm_q_form_name(rkm_q_horner));
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++) {
 		int k = geo[g][0], m = geo[g][1], li, ai, i;
 		struct rkm_code *c = rkm_code_create(k, m);
@@ -589,7 +589,7 @@ static void test_decode_forms(const char *impl)
 
 	snprintf(name, sizeof(name), "decode-all-%s-%s-%s", impl,
 		 rkm_decode_form_name(rkm_decode_form()),
-		 rkm_q_horner ? "horner" : "table");
+		 rkm_q_form_name(rkm_q_horner));
 	for (n = 3; n <= 12; n++)
 		for (m = 1; n - m >= RKM_MIN_K; m++)
 			for (li = 0; li < 4; li++) {
@@ -957,11 +957,11 @@ int main(void)
 			continue;
 		}
 		/*
-		 * every choice init may make: the 2^j row of P+Q by table and
-		 * by Horner, times the decode forms (rows, three syndrome
-		 * passes, one)
+		 * every choice init may make: the 2^j row of P+Q by table, by
+		 * Horner and by Horner with the second doubling, times the
+		 * decode forms (rows, three syndrome passes, one)
 		 */
-		for (h = 0; h < 2; h++) {
+		for (h = 0; h < RKM_NPQ; h++) {
 			rkm_q_form_set(h);
 			test_pq(impls[i]);
 			for (f = 0; f < RKM_NFORMS; f++) {

@@ -35,7 +35,8 @@
  *   --form NAME    our form of m = 2-style decodes: rows, fused (one
  *                  syndrome pass) or syndrome (three passes); default: the
  *                  one measured fastest at init
- *   --pq NAME      our 2^j row of P+Q: horner or table (default: measured)
+ *   --pq NAME      our 2^j row of P+Q: table, horner or horner-blend
+ *                  (AVX2's second doubling; default: measured)
  *   --isa-l-isa    call ISA-L's kernels of that ISA directly instead of
  *                  its dispatcher: avx512_gfni, avx2_gfni, avx512, avx2,
  *                  avx, sse or base (an AVX2-only machine, emulated)
@@ -757,7 +758,7 @@ static void print_header(int argc, char **argv)
 	       place == PLACE_PAGE ? "every chunk page-aligned, as in a stripe cache" :
 	       "by malloc, 64-byte aligned: the sides' outputs at other offsets");
 	printf("# ours: %s (P+Q's 2^j row by %s; m = 2-style decode form %s; both measured at init)\n",
-	       rkm_codec_impl(), rkm_q_horner ? "Horner" : "table",
+	       rkm_codec_impl(), rkm_q_form_name(rkm_q_horner),
 	       rkm_decode_form_name(rkm_decode_form()));
 	for (i = 0; i < nrefs; i++)
 		printf("# isa-l %s: %s: %s, %s\n", refs[i].label, refs[i].path,
@@ -841,12 +842,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: codec init failed\n");
 		return 1;
 	}
-	if (pqf && strcmp(pqf, "horner") && strcmp(pqf, "table")) {
-		fprintf(stderr, "bench: --pq horner or table\n");
+	if (pqf && rkm_q_form_parse(pqf) < 0) {
+		fprintf(stderr, "bench: --pq table, horner or horner-blend\n");
 		return 2;
 	}
 	if (pqf)
-		rkm_q_form_set(!strcmp(pqf, "horner"));
+		rkm_q_form_set(rkm_q_form_parse(pqf));
 	for (i = 0; form && i < RKM_NFORMS; i++)
 		if (!strcmp(form, rkm_decode_form_name(i)))
 			rkm_decode_form_set(i);

@@ -23,15 +23,30 @@ struct rkm_nib {
 #include "simd_v256.h"
 
 /*
- * 2v: v + v, and the polynomial added where v's top bit was set, chosen
- * by VPBLENDVB (one instruction; a signed compare and an AND are two).
- * Written as asm: GCC 12 folds _mm256_blendv_epi8() into a select on
- * "mask byte < 0" in the type char, which under -funsigned-char (every
- * kernel since 6.2) is never true, so the polynomial was never added
- * (wrong Q by Horner's rule, wrong delta and syndrome decodes on 6.12
- * only).  The instruction itself looks at the top bit, whatever C thinks.
+ * 2v: v + v, and the polynomial added where v's top bit was set (a signed
+ * compare with zero makes the mask).  Not _mm256_blendv_epi8(): GCC 12
+ * folds that builtin into a select on "mask byte < 0" in the type char,
+ * and with -funsigned-char (every kernel since 6.2) that is never true,
+ * so the polynomial was never added (wrong Q by Horner's rule, wrong
+ * delta and syndrome decodes on 6.12 only).  The compare's intrinsic
+ * uses signed char.
  */
 static inline __m256i rkm_v_mul2(__m256i v)
+{
+	__m256i hi = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+
+	return _mm256_xor_si256(_mm256_add_epi8(v, v),
+				_mm256_and_si256(hi, _mm256_set1_epi8(0x1d)));
+}
+
+/*
+ * The same with the polynomial chosen by VPBLENDVB from v's top bits: one
+ * instruction fewer, faster on AMD Zen and slower on Intel cores, so
+ * Horner's P+Q takes it when init measures it faster (RKM_PQ_HORNER_ALT).
+ * Written as asm, which looks at the top bit whatever C's char is.
+ */
+#define RKM_MUL2_ALT
+static inline __m256i rkm_v_mul2_alt(__m256i v)
 {
 	__m256i red;
 
@@ -82,5 +97,6 @@ static inline __m256i rkm_v_term(struct rkm_nib t, struct rkm_nib c)
 const struct rkm_ops rkm_ops_avx2 = {
 	.name = "avx2",
 	.simd = 1,
+	.mul2_alt = 1,
 	.mul = rkm_simd_mul,
 };

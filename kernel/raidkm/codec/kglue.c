@@ -53,20 +53,20 @@ MODULE_PARM_DESC(codec_decode_form,
 
 static int rkm_q_form_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(rkm_q_horner) ? "horner" : "table");
+	return sysfs_emit(buf, "%s\n", rkm_q_form_name(READ_ONCE(rkm_q_horner)));
 }
 
 static int rkm_q_form_param_set(const char *val,
 				const struct kernel_param *kp)
 {
-	if (sysfs_streq(val, "horner"))
-		rkm_q_form_set(1);
-	else if (sysfs_streq(val, "table"))
-		rkm_q_form_set(0);
-	else
-		return -EINVAL;
-	return 0;
+	int form;
+
+	for (form = 0; form < RKM_NPQ; form++)
+		if (sysfs_streq(val, rkm_q_form_name(form))) {
+			rkm_q_form_set(form);
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static const struct kernel_param_ops rkm_q_form_ops = {
@@ -76,4 +76,4 @@ static const struct kernel_param_ops rkm_q_form_ops = {
 
 module_param_cb(codec_pq, &rkm_q_form_ops, NULL, 0644);
 MODULE_PARM_DESC(codec_pq,
-		 "P+Q's 2^j row: horner or table (measured at load; write to force)");
+		 "P+Q's 2^j row: table, horner or horner-blend (AVX2's doubling by VPBLENDVB; elsewhere as horner); measured at load, write to force");

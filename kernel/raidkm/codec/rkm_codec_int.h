@@ -86,6 +86,7 @@ struct rkm_ops {
 	const char *name;
 	int simd;			/* needs kernel_fpu_begin/end */
 	int one_op_mul;			/* multiplies in one instruction (GFNI) */
+	int mul2_alt;			/* a second doubling: RKM_PQ_HORNER_ALT */
 	rkm_mul_fn mul;
 };
 
@@ -142,11 +143,20 @@ const char *rkm_decode_form_name(int form);
 
 /*
  * select.c: the 2^j row of a plain multiply in which it is the only row
- * by table (the P+Q encode of m = 2) by Horner's rule (1) or by table (0),
- * measured at init for the implementation in use; the kernels read it.
+ * by table (the P+Q encode of m = 2): by table, by Horner's rule, or by
+ * Horner's rule with the implementation's second way to double
+ * (ops->mul2_alt; where it has none, the same as RKM_PQ_HORNER).
+ * Measured at init for the implementation in use; the kernels read it
+ * (non-zero: Horner).
  */
+#define RKM_PQ_TABLE		0
+#define RKM_PQ_HORNER		1
+#define RKM_PQ_HORNER_ALT	2
+#define RKM_NPQ			3
 extern int rkm_q_horner;
-void rkm_q_form_set(int horner);
+void rkm_q_form_set(int form);
+const char *rkm_q_form_name(int form);
+int rkm_q_form_parse(const char *name);	/* a form, or -1 */
 
 /* select.c: the implementation in use, and the sliced runner */
 const struct rkm_ops *rkm_ops_current(void);

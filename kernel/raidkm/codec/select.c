@@ -261,11 +261,31 @@ static rkm_u64 rkm_time_decode(struct rkm_code *c, rkm_u8 **ch)
 	return t ? t : 1;
 }
 
-int rkm_q_horner = 1;
+int rkm_q_horner = RKM_PQ_HORNER;
 
-void rkm_q_form_set(int horner)
+static const char *const rkm_q_names[RKM_NPQ] = {
+	"table", "horner", "horner-blend",
+};
+
+void rkm_q_form_set(int form)
 {
-	rkm_write_once(rkm_q_horner, horner);
+	if (form >= 0 && form < RKM_NPQ)
+		rkm_write_once(rkm_q_horner, form);
+}
+
+const char *rkm_q_form_name(int form)
+{
+	return form >= 0 && form < RKM_NPQ ? rkm_q_names[form] : "?";
+}
+
+int rkm_q_form_parse(const char *name)
+{
+	int form;
+
+	for (form = 0; form < RKM_NPQ; form++)
+		if (!strcmp(name, rkm_q_names[form]))
+			return form;
+	return -1;
 }
 
 /* ns for @runs encodes by @c of chunks @ch of @len bytes (parity after data) */
@@ -291,8 +311,9 @@ static void rkm_choose_forms(void)
 {
 	struct rkm_code *c, *c4;
 	rkm_u8 *buf, *bbuf, *ch[RKM_BENCH_K + 2], *big[6];
-	rkm_u64 best[RKM_NFORMS] = { 0 }, bq[2][2] = { { 0 } }, t;
-	int i, form, trial, pick = RKM_FORM_ROWS, reg, horner;
+	rkm_u64 best[RKM_NFORMS] = { 0 }, bq[2][RKM_NPQ] = { { 0 } }, t;
+	int i, form, trial, pick = RKM_FORM_ROWS, reg, h, pq;
+	int npq = rkm_ops_current()->mul2_alt ? RKM_NPQ : RKM_PQ_HORNER + 1;
 
 	c = rkm_code_create(RKM_BENCH_K, 2);
 	c4 = rkm_code_create(4, 2);
@@ -315,11 +336,14 @@ static void rkm_choose_forms(void)
 	 * table must win both: Horner's rule loses little where it loses
 	 * and the table a third where it does (64 KiB chunks on a Xeon and
 	 * Zen 5), and one sum of the two once picked the table on a noisy
-	 * round.
+	 * round.  Horner's rule itself doubles in one of two ways where the
+	 * implementation has two (AVX2: a blend is one instruction fewer,
+	 * and faster on AMD, slower on Intel): the one with the lower sum of
+	 * the two regimes' times, each relative to the first way's.
 	 */
 	for (trial = 0; trial <= RKM_BENCH_TRIALS; trial++) {
 		for (reg = 0; reg < 2; reg++) {
-			for (form = 0; form < 2; form++) {
+			for (form = 0; form < npq; form++) {
 				rkm_q_form_set(form);
 				t = reg ? rkm_time_encodes(c4, RKM_BIG_LEN,
 							   big, 2) :
@@ -331,14 +355,23 @@ static void rkm_choose_forms(void)
 			}
 		}
 	}
-	horner = bq[0][1] <= bq[0][0] || bq[1][1] <= bq[1][0];
-	rkm_q_form_set(horner);
+	h = RKM_PQ_HORNER;
+	if (npq > RKM_PQ_HORNER_ALT &&
+	    bq[0][2] * bq[1][1] + bq[1][2] * bq[0][1] <
+	    2 * bq[0][1] * bq[1][1])
+		h = RKM_PQ_HORNER_ALT;
+	pq = bq[0][h] <= bq[0][0] || bq[1][h] <= bq[1][0] ? h : RKM_PQ_TABLE;
+	rkm_q_form_set(pq);
 	rkm_info("raidkm: codec P+Q by %s (table %llu and %llu, Horner %llu and %llu us; 8+2 4 KiB and 4+2 64 KiB encodes)\n",
-		 horner ? "Horner" : "table",
+		 rkm_q_form_name(pq),
 		 (unsigned long long)bq[0][0] / 1000,
 		 (unsigned long long)bq[1][0] / 1000,
 		 (unsigned long long)bq[0][1] / 1000,
 		 (unsigned long long)bq[1][1] / 1000);
+	if (npq > RKM_PQ_HORNER_ALT)
+		rkm_info("raidkm: codec Horner with the second doubling %llu and %llu us\n",
+			 (unsigned long long)bq[0][2] / 1000,
+			 (unsigned long long)bq[1][2] / 1000);
 	for (trial = 0; trial <= RKM_BENCH_TRIALS; trial++) {
 		for (form = 0; form < RKM_NFORMS; form++) {
 			rkm_decode_form_set(form);

@@ -179,20 +179,20 @@ static int rkm_st_prepare(struct rkm_st *t, const struct rkm_st_case *cs,
 	return 0;
 }
 
-/* form * 2 + horner: the combinations of the choices init measures */
-#define RKM_ST_COMBOS	(2 * RKM_NFORMS)
+/* form * RKM_NPQ + P+Q form: the combinations of the choices init measures */
+#define RKM_ST_COMBOS	(RKM_NPQ * RKM_NFORMS)
 
 static void rkm_st_combo_set(int x)
 {
-	rkm_decode_form_set(x / 2);
-	rkm_q_form_set(x & 1);
+	rkm_decode_form_set(x / RKM_NPQ);
+	rkm_q_form_set(x % RKM_NPQ);
 }
 
 /*
- * Test the implementation in use in every decode form and both ways of
+ * Test the implementation in use in every decode form and every way of
  * P+Q's 2^j row; the choices in use are restored.  Returns 0, a bit
- * (1 << (2 * form + horner)) per combination with wrong results, or
- * -RKM_ENOMEM.
+ * (1 << (RKM_NPQ * form + P+Q form)) per combination with wrong results,
+ * or -RKM_ENOMEM.
  */
 int rkm_codec_selftest(void)
 {
@@ -222,7 +222,8 @@ int rkm_codec_selftest(void)
 			continue;
 		rkm_err("raidkm: codec %s self-test: %d wrong results in the %s form with P+Q by %s\n",
 			rkm_ops_current()->name, bad[x],
-			rkm_decode_form_name(x / 2), x & 1 ? "Horner" : "table");
+			rkm_decode_form_name(x / RKM_NPQ),
+			rkm_q_form_name(x % RKM_NPQ));
 		ret |= 1 << x;
 	}
 	return ret;

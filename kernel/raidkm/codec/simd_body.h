@@ -26,6 +26,8 @@
  *                        c1 (default: two rkm_v_acc)
  *   RKM_MUL4, rkm_v_mul4 optional, with RKM_PAIR: multiply by 4, so that
  *                        Horner's Q takes two inputs as 4q + 2d + d'
+ *   RKM_MUL2_ALT, rkm_v_mul2_alt  optional: a second way to double, for
+ *                        Horner's Q when rkm_q_horner is RKM_PQ_HORNER_ALT
  *   RKM_NU(n)            optional: vectors per iteration of a plain pass
  *                        with n rows by table (register pressure; up to
  *                        RKM_UMAX); default RKM_STRIPS 64-byte strips,
@@ -78,6 +80,21 @@
 #define RKM_GACC	(RKM_MAXG * RKM_U > 4 * RKM_UMAX ? RKM_MAXG * RKM_U : \
 			 4 * RKM_UMAX)
 
+/*
+ * Horner's doubling of q: nq is 2 (a compile-time constant down the
+ * inlined pass) for the ISA's second way, where it has one.
+ */
+static __always_inline RKM_V RKM_FN(rkm_mul2q)(RKM_V v, const int nq)
+{
+#ifdef RKM_MUL2_ALT
+	if (nq == 2)
+		return rkm_v_mul2_alt(v);
+#endif
+	return rkm_v_mul2(v);
+}
+
+#define RKM_MUL2Q(v, nq)	RKM_FN(rkm_mul2q)(v, nq)
+
 #ifndef RKM_HAVE_ACC
 static inline RKM_V rkm_v_acc(RKM_V a, RKM_T t, RKM_CTX c)
 {
@@ -110,7 +127,8 @@ RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
 	if (nq) {
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++)
-			q[u] = first ? d[u] : rkm_v_xor(rkm_v_mul2(q[u]), d[u]);
+			q[u] = first ? d[u] :
+				rkm_v_xor(RKM_MUL2Q(q[u], nq), d[u]);
 	}
 	if (ng) {
 		RKM_CTX c[RKM_UMAX];
@@ -168,17 +186,17 @@ RKM_FN(rkm_simd_step2)(const rkm_u8 *s0, const rkm_u8 *s1,
 	if (nq) {
 #pragma GCC unroll 8
 		for (u = 0; u < nu; u++) {
-			RKM_V v = rkm_v_xor(rkm_v_mul2(d0[u]), d1[u]);
+			RKM_V v = rkm_v_xor(RKM_MUL2Q(d0[u], nq), d1[u]);
 
 			if (first)
 				q[u] = v;
 			else
 #ifdef RKM_MUL4
 				q[u] = rkm_v_xor3(rkm_v_mul4(q[u]),
-						  rkm_v_mul2(d0[u]), d1[u]);
+						  RKM_MUL2Q(d0[u], nq), d1[u]);
 #else
-				q[u] = rkm_v_xor(rkm_v_mul2(rkm_v_xor(
-					rkm_v_mul2(q[u]), d0[u])), d1[u]);
+				q[u] = rkm_v_xor(RKM_MUL2Q(rkm_v_xor(
+					RKM_MUL2Q(q[u], nq), d0[u]), nq), d1[u]);
 #endif
 		}
 	}
@@ -482,6 +500,18 @@ RKM_FN(rkm_simd_horner_mul)(const struct rkm_mat *mt, int nin, rkm_size_t off,
 {
 	rkm_u8 *qo = out[mt->rq];
 
+#ifdef RKM_MUL2_ALT
+	if (rkm_q_horner == RKM_PQ_HORNER_ALT) {
+		if (mt->rp >= 0)
+			RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
+						   out[mt->rp], qo, NULL, acc,
+						   1, 2, 0);
+		else
+			RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
+						   NULL, qo, NULL, acc, 0, 2, 0);
+		return;
+	}
+#endif
 	if (mt->rp >= 0)
 		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
 					   out[mt->rp], qo, NULL, acc, 1, 1, 0);
