@@ -29,7 +29,7 @@
  * usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME]
  *                    [--isa-l-isa ISA]
  *                    [--ref LABEL=PATH]... [--skipped 'LABEL: why']...
- *                    [--place stagger|page|malloc] [--only TEXT]...
+ *                    [--place stagger|page|malloc] [--chunk N] [--only TEXT]...
  *   -q             30 rounds a line instead of 120
  *   --impl NAME    our implementation (also RKM_CODEC_IMPL=NAME)
  *   --form NAME    our form of m = 2-style decodes: rows, fused (one
@@ -44,6 +44,9 @@
  *   --place P      where the chunks sit (below): stagger (default), page
  *                  (as in a stripe cache) or malloc; --align 4096 and
  *                  --align 64 are the older spellings of page and malloc
+ *   --chunk N      one chunk size instead of 4 KiB and 64 KiB: whole KiB
+ *                  (4096, 32k), up to 1024k (where the time goes by
+ *                  working set)
  *   --only TEXT    only the lines whose "op k+m chunk" contains TEXT, e.g.
  *                  "decode2 8+2", "pq", " 4KiB" (repeatable)
  */
@@ -774,7 +777,8 @@ int main(int argc, char **argv)
 		{ 4, 2 }, { 8, 2 }, { 8, 3 }, { 10, 4 }, { 16, 4 }, { 16, 8 },
 		{ 32, 8 },
 	};
-	static const size_t lens[] = { 4096, 65536 };
+	size_t lens[] = { 4096, 65536 };
+	int nlens = 2;
 	static double gbs[1 + MAX_REFS][MAX_ROUNDS];
 	const char *impl = NULL, *form = NULL, *pqf = NULL;
 	int g, l, i, op, x;
@@ -826,11 +830,25 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench: --align takes 64 or 4096\n");
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) {
+			char *end;
+
+			lens[0] = strtoul(argv[++i], &end, 0);
+			if (*end == 'k' || *end == 'K') {
+				lens[0] <<= 10;
+				end++;
+			}
+			if (*end || !lens[0] || lens[0] % 1024 ||
+			    lens[0] > (1 << 20)) {
+				fprintf(stderr, "bench: --chunk takes whole KiB up to 1024k\n");
+				return 2;
+			}
+			nlens = 1;
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
 			   nonly < 16) {
 			only[nonly++] = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--place stagger|page|malloc] [--only TEXT]...\n");
+			fprintf(stderr, "usage: bench_codec [-q] [--impl NAME] [--form NAME] [--pq NAME] [--isa-l-isa ISA] [--ref LABEL=PATH]... [--skipped TEXT]... [--place stagger|page|malloc] [--chunk N] [--only TEXT]...\n");
 			return 2;
 		}
 	}
@@ -859,7 +877,7 @@ int main(int argc, char **argv)
 	if (!nrefs)
 		printf("# no ISA-L reference loaded: figures of ours only\n");
 	for (g = 0; g < (int)(sizeof(geo) / sizeof(geo[0])); g++)
-		for (l = 0; l < 2; l++) {
+		for (l = 0; l < nlens; l++) {
 			struct ctx c;
 			int k = geo[g][0], m = geo[g][1];
 
