@@ -29,17 +29,26 @@ static int rkm_decode_form_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%s\n", rkm_decode_form_name(rkm_decode_form()));
 }
 
+/* which of the @n names @name(i) @val is, or -EINVAL */
+static int rkm_param_index(const char *val, int n, const char *(*name)(int))
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (sysfs_streq(val, name(i)))
+			return i;
+	return -EINVAL;
+}
+
 static int rkm_decode_form_param_set(const char *val,
 				     const struct kernel_param *kp)
 {
-	int form;
+	int form = rkm_param_index(val, RKM_NFORMS, rkm_decode_form_name);
 
-	for (form = 0; form < RKM_NFORMS; form++)
-		if (sysfs_streq(val, rkm_decode_form_name(form))) {
-			rkm_decode_form_set(form);
-			return 0;
-		}
-	return -EINVAL;
+	if (form < 0)
+		return form;
+	rkm_decode_form_set(form);
+	return 0;
 }
 
 static const struct kernel_param_ops rkm_decode_form_ops = {
@@ -59,14 +68,12 @@ static int rkm_q_form_get(char *buf, const struct kernel_param *kp)
 static int rkm_q_form_param_set(const char *val,
 				const struct kernel_param *kp)
 {
-	int form;
+	int form = rkm_param_index(val, RKM_NPQ, rkm_q_form_name);
 
-	for (form = 0; form < RKM_NPQ; form++)
-		if (sysfs_streq(val, rkm_q_form_name(form))) {
-			rkm_q_form_set(form);
-			return 0;
-		}
-	return -EINVAL;
+	if (form < 0)
+		return form;
+	rkm_q_form_set(form);
+	return 0;
 }
 
 static const struct kernel_param_ops rkm_q_form_ops = {
