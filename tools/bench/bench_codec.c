@@ -142,8 +142,8 @@ static void *xalloc(size_t n)
  * Slots: data i is i; output i of a side (parity, then rebuilt) is
  * k + 2i and k + 2i + 1.
  */
-enum { PLACE_STAGGER, PLACE_PAGE, PLACE_MALLOC };
-static const char *const place_names[] = { "stagger", "page", "malloc" };
+enum { PLACE_STAGGER, PLACE_PAGE, PLACE_MALLOC, NPLACE };
+static const char *const place_names[NPLACE] = { "stagger", "page", "malloc" };
 static int place = PLACE_STAGGER;
 static void *chunk_base[4 * MAX_N * (1 + MAX_REFS)];
 static int nchunk;
@@ -811,10 +811,10 @@ int main(int argc, char **argv)
 			   nskipped < MAX_REFS) {
 			skipped[nskipped++] = argv[++i];
 		} else if (!strcmp(argv[i], "--place") && i + 1 < argc) {
-			for (place = 0; place < 3; place++)
+			for (place = 0; place < NPLACE; place++)
 				if (!strcmp(argv[i + 1], place_names[place]))
 					break;
-			if (place == 3) {
+			if (place == NPLACE) {
 				fprintf(stderr, "bench: --place stagger, page or malloc\n");
 				return 2;
 			}
@@ -860,12 +860,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: codec init failed\n");
 		return 1;
 	}
-	if (pqf && rkm_q_form_parse(pqf) < 0) {
+	for (i = 0; pqf && i < RKM_NPQ; i++)
+		if (!strcmp(pqf, rkm_q_form_name(i)))
+			rkm_q_form_set(i);
+	if (pqf && strcmp(pqf, rkm_q_form_name(rkm_q_horner))) {
 		fprintf(stderr, "bench: --pq table, horner or horner-blend\n");
 		return 2;
 	}
-	if (pqf)
-		rkm_q_form_set(rkm_q_form_parse(pqf));
 	for (i = 0; form && i < RKM_NFORMS; i++)
 		if (!strcmp(form, rkm_decode_form_name(i)))
 			rkm_decode_form_set(i);

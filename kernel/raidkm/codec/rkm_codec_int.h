@@ -156,7 +156,6 @@ const char *rkm_decode_form_name(int form);
 extern int rkm_q_horner;
 void rkm_q_form_set(int form);
 const char *rkm_q_form_name(int form);
-int rkm_q_form_parse(const char *name);	/* a form, or -1 */
 
 /* select.c: the implementation in use, and the sliced runner */
 const struct rkm_ops *rkm_ops_current(void);

@@ -278,16 +278,6 @@ const char *rkm_q_form_name(int form)
 	return form >= 0 && form < RKM_NPQ ? rkm_q_names[form] : "?";
 }
 
-int rkm_q_form_parse(const char *name)
-{
-	int form;
-
-	for (form = 0; form < RKM_NPQ; form++)
-		if (!strcmp(name, rkm_q_names[form]))
-			return form;
-	return -1;
-}
-
 /* ns for @runs encodes by @c of chunks @ch of @len bytes (parity after data) */
 static rkm_u64 rkm_time_encodes(struct rkm_code *c, rkm_size_t len,
 				rkm_u8 **ch, int runs)

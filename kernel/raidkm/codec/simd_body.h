@@ -492,32 +492,35 @@ static void RKM_FN(rkm_simd_post_mul)(const struct rkm_mat *mt, int nin,
  * the pass without the nibble split and tables, and rkm_q_horner (measured
  * at init) says it is faster here.
  */
+/* P (where the matrix has it) and Q by Horner's rule, nq: which doubling */
+static __always_inline void
+RKM_FN(rkm_simd_horner_nq)(const struct rkm_mat *mt, int nin, rkm_size_t off,
+			   rkm_size_t len, const rkm_u8 *const *in,
+			   rkm_u8 *const *out, int acc, const int nq)
+{
+	rkm_u8 *qo = out[mt->rq];
+
+	if (mt->rp >= 0)
+		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
+					   out[mt->rp], qo, NULL, acc, 1, nq, 0);
+	else
+		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in, NULL,
+					   qo, NULL, acc, 0, nq, 0);
+}
+
 /* P+Q with Q by Horner's rule: kept apart from the table passes below */
 static noinline void
 RKM_FN(rkm_simd_horner_mul)(const struct rkm_mat *mt, int nin, rkm_size_t off,
 			    rkm_size_t len, const rkm_u8 *const *in,
 			    rkm_u8 *const *out, int acc)
 {
-	rkm_u8 *qo = out[mt->rq];
-
 #ifdef RKM_MUL2_ALT
 	if (rkm_q_horner == RKM_PQ_HORNER_ALT) {
-		if (mt->rp >= 0)
-			RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
-						   out[mt->rp], qo, NULL, acc,
-						   1, 2, 0);
-		else
-			RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
-						   NULL, qo, NULL, acc, 0, 2, 0);
+		RKM_FN(rkm_simd_horner_nq)(mt, nin, off, len, in, out, acc, 2);
 		return;
 	}
 #endif
-	if (mt->rp >= 0)
-		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in,
-					   out[mt->rp], qo, NULL, acc, 1, 1, 0);
-	else
-		RKM_FN(rkm_simd_plain_len)(NULL, 0, nin, off, len, in, NULL,
-					   qo, NULL, acc, 0, 1, 0);
+	RKM_FN(rkm_simd_horner_nq)(mt, nin, off, len, in, out, acc, 1);
 }
 
 static void RKM_FN(rkm_simd_plain_mul)(const struct rkm_mat *mt, int nin,
