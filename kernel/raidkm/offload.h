@@ -31,6 +31,12 @@ struct page *rkm_arena_page(unsigned long idx);
 bool rkm_arena_offset(const void *ptr, u32 len, u64 *off);
 void rkm_arena_counts(u64 *total, u64 *free, u64 *fallbacks);
 
+/* ---- arena_run.c: multi-page runs of the arena (rkm_arena.h) ---------- */
+int rkm_arena_runs_init(void *base, unsigned long first, unsigned long count);
+/* false while runs are still allocated */
+bool rkm_arena_runs_exit(void);
+void rkm_arena_run_counts(u64 *total, u64 *free, u64 *fallbacks);
+
 /* ---- stage.c: the output staging pool --------------------------------- */
 int rkm_stage_init(void);
 void rkm_stage_exit(void);

@@ -29,6 +29,9 @@ struct rkm_job {
 	struct rkm_code *code;		/* the array's (k, m) context */
 	u32 len;			/* bytes per chunk, RKM_LEN_ALIGN multiple */
 	u64 mask;			/* DECODE: erased; DELTA: changed data */
+	u64 want;			/* DECODE: chunks to write, a subset of
+					 * mask; 0: all of mask
+					 */
 	void *chunk[RKM_MAX_N];		/* data 0..k-1, then parity */
 	void *old[RKM_MAX_K];		/* DELTA: old contents of changed data */
 	void *scratch;			/* CHECK/LOCATE: m * len bytes */

@@ -341,6 +341,8 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 
 	if (test_bit(KM_SH_FUA, &sh->state))
 		opf |= REQ_FUA;
+	if (!test_and_set_bit(KM_SH_WRITE_GEN, &sh->state))
+		km_gen_write_begin(sh->conf, sh->cstripe);
 	km_op_begin(sh, KM_PH_WRITE);
 	for (i = 0; i < sh->conf->geom.n; i++) {
 		struct km_dev *dev = &sh->dev[i];
@@ -748,6 +750,8 @@ void km_handle_stripe(struct km_stripe *sh)
 			return;
 		break;
 	case KM_PH_WRITE:
+		if (test_and_clear_bit(KM_SH_WRITE_GEN, &sh->state))
+			km_gen_write_end(conf, sh->cstripe);
 		km_bb_write_done(sh);
 		if (sh->round == KM_RD_WRITE)
 			km_finish_write_round(sh);

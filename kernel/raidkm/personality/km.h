@@ -9,6 +9,9 @@
  *   replace.c hot replace (members with a replacement)
  *   discard.c TRIM of whole stripes        badblocks.c bad-block records
  *   reshape.c restriping onto a new shape (grow k, grow m)
+ *   takeover.c md raid6 becomes km in place
+ *   wide_read.c degraded reads by row ranges, one decode job per range
+ *   write_gen.c the coherence rule between member writes and wide reads
  *
  * See Documentation/personality.rst.
  */
@@ -84,6 +87,7 @@ enum {
 	KM_SH_ON_LIST,		/* queued for the handler */
 	KM_SH_SYNC,		/* md asked for this row to be synced */
 	KM_SH_FUA,		/* the write round carries REQ_FUA */
+	KM_SH_WRITE_GEN,	/* member writes counted in write_gen.c */
 };
 
 /* What is in flight for a stripe (struct km_stripe.phase). */
@@ -114,6 +118,7 @@ enum km_sync_mode {
 };
 
 struct km_conf;
+struct km_gen;
 
 struct km_stripe {
 	struct hlist_node hash;
@@ -150,6 +155,28 @@ struct km_read_ctx {
 struct km_disk {
 	struct md_rdev __rcu *rdev;
 	struct md_rdev __rcu *replacement;	/* hot replace: its successor */
+};
+
+/* Why a wide read went to the row path (struct km_wide_stats.fallbacks) */
+enum km_wide_fallback {
+	KM_WF_READ_ERROR,	/* a member read failed */
+	KM_WF_BAD_BLOCK,	/* a bad-block record in the range */
+	KM_WF_RACE,		/* a write in the same chunk stripe */
+	KM_WF_ALLOC,		/* no memory for the range */
+	KM_WF_RESHAPE,		/* a reshape is running */
+	KM_WF_JOB,		/* the decode job failed */
+	KM_WF_LOST,		/* more than m chunks lost in the range */
+	KM_WF_NR,
+};
+
+struct km_wide_stats {
+	atomic64_t reads;		/* wide reads served */
+	atomic64_t bytes;		/* bytes they delivered */
+	atomic64_t rows;		/* rows they decoded */
+	atomic64_t member_reads;	/* member bios they sent */
+	atomic64_t member_bytes;
+	atomic64_t waits;		/* waited for a free arena run */
+	atomic64_t fallbacks[KM_WF_NR];
 };
 
 struct km_stats {
@@ -220,6 +247,13 @@ struct km_conf {
 	struct workqueue_struct *code_wq;	/* coding jobs, all CPUs */
 
 	struct km_stats stats;
+	struct km_wide_stats wide_stats;
+	struct km_gen *gens;		/* write_gen.c */
+	unsigned int wide_min_rows;	/* 0: wide reads off */
+	struct bio_set wide_bio_set;	/* member bios of wide reads */
+	spinlock_t wide_lock;
+	struct list_head wide_waiting;	/* wide reads waiting for a run */
+	struct work_struct wide_work;	/* starts them when runs free */
 	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
 	bool job_stats_registered;
 
@@ -264,11 +298,31 @@ km_mask_t km_piece_cover(struct km_piece *p);
 
 /* request.c */
 bool km_make_request(struct mddev *mddev, struct bio *bio);
+void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write);
 void km_bitmap_sector(struct mddev *mddev, sector_t *offset,
 		      unsigned long *sectors);
 void km_retry_reads(struct work_struct *work);
-void km_end_piece(struct km_conf *conf, struct km_piece *p, bool write,
-		  bool ok);
+
+/* write_gen.c */
+#define KM_GEN_BITS		10
+#define KM_GEN_BUCKETS		(1 << KM_GEN_BITS)
+int km_gen_init(struct km_conf *conf);
+void km_gen_exit(struct km_conf *conf);
+void km_gen_write_begin(struct km_conf *conf, sector_t cstripe);
+void km_gen_write_end(struct km_conf *conf, sector_t cstripe);
+bool km_gen_read_begin(struct km_conf *conf, sector_t cstripe,
+		       unsigned int *gen);
+bool km_gen_read_valid(struct km_conf *conf, sector_t cstripe,
+		       unsigned int gen);
+
+/* wide_read.c */
+#define KM_WIDE_DEFAULT_MIN_ROWS	4
+#define KM_WIDE_MAX_PAGES		4096	/* buffers of one wide read */
+int km_wide_init(struct km_conf *conf);
+void km_wide_exit(struct km_conf *conf);
+sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
+void km_wide_read(struct km_conf *conf, struct bio *bio);
+void km_wide_start_waiting(struct work_struct *work);
 
 /* sync.c */
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,

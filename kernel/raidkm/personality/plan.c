@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stripe I/O planning: read-modify-write vs reconstruct-write by I/O count
+ * Stripe I/O planning: read-modify-write vs reconstruct-write by I/O count,
+ * and the survivors a wide read or window decode reads
  * (freestanding; see plan.h).
  */
 #include "plan.h"
@@ -87,4 +88,30 @@ void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
 		plan->need = rcw_need;
 	}
 	km_plan_fetch(k, n, failed, uptodate, plan);
+}
+
+km_mask_t km_plan_survivors(int k, int n, km_mask_t lost, km_mask_t prefer)
+{
+	km_mask_t avail = km_mask_all(n) & ~lost;
+	km_mask_t surv = prefer & avail;
+	int i, c = km_popcount(surv);
+
+	if (km_popcount(avail) < k)
+		return 0;
+	while (c > k) {
+		/* more preferred than needed: drop the highest */
+		for (i = n - 1; !(surv & ((km_mask_t)1 << i)); i--)
+			;
+		surv &= ~((km_mask_t)1 << i);
+		c--;
+	}
+	for (i = 0; i < n && c < k; i++) {
+		km_mask_t b = (km_mask_t)1 << i;
+
+		if ((avail & b) && !(surv & b)) {
+			surv |= b;
+			c++;
+		}
+	}
+	return surv;
 }

@@ -56,4 +56,13 @@ void km_plan_fetch(int k, int n, km_mask_t failed, km_mask_t uptodate,
 void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
 		   km_mask_t uptodate, km_mask_t failed, struct km_plan *plan);
 
+/*
+ * The k chunks a wide read or a window decode reads (codec chunk indices,
+ * ascending use by the codec): none in @lost, those in @prefer first (the
+ * data the caller delivers anyway, so no chunk is read twice), then the
+ * others in chunk order, data before parity.  0 when fewer than k chunks
+ * survive.
+ */
+km_mask_t km_plan_survivors(int k, int n, km_mask_t lost, km_mask_t prefer);
+
 #endif /* RKM_PLAN_H */

@@ -6,6 +6,7 @@
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 #include "km.h"
+#include "../uapi/raidkm.h"
 
 /* Run @fn on the array's conf under mddev->lock, if the array runs km. */
 static ssize_t km_show_u64(struct mddev *mddev, char *page,
@@ -52,6 +53,74 @@ KM_RO_ATTR(bad_blocks_recorded,
 KM_RO_ATTR(bad_blocks_cleared,
 	   atomic64_read(&conf->stats.bad_blocks_cleared));
 KM_RO_ATTR(discards, atomic64_read(&conf->stats.discards));
+KM_RO_ATTR(wide_reads, atomic64_read(&conf->wide_stats.reads));
+KM_RO_ATTR(wide_read_bytes, atomic64_read(&conf->wide_stats.bytes));
+KM_RO_ATTR(wide_read_rows, atomic64_read(&conf->wide_stats.rows));
+KM_RO_ATTR(wide_member_reads, atomic64_read(&conf->wide_stats.member_reads));
+KM_RO_ATTR(wide_member_read_bytes,
+	   atomic64_read(&conf->wide_stats.member_bytes));
+KM_RO_ATTR(wide_run_waits, atomic64_read(&conf->wide_stats.waits));
+
+/* Why wide reads went by rows: one "reason count" line each. */
+static const char *const km_wide_fallback_names[KM_WF_NR] = {
+	[KM_WF_READ_ERROR]	= "read_error",
+	[KM_WF_BAD_BLOCK]	= "bad_block",
+	[KM_WF_RACE]		= "write_race",
+	[KM_WF_ALLOC]		= "no_memory",
+	[KM_WF_RESHAPE]		= "reshape",
+	[KM_WF_JOB]		= "decode_failed",
+	[KM_WF_LOST]		= "too_many_lost",
+};
+
+static ssize_t km_wide_fallbacks_show(struct mddev *mddev, char *page)
+{
+	struct km_conf *conf;
+	ssize_t ret = 0;
+	int i;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf && mddev->pers && mddev->pers->level == mddev->level)
+		for (i = 0; i < KM_WF_NR; i++)
+			ret += sysfs_emit_at(page, ret, "%s %llu\n",
+					     km_wide_fallback_names[i],
+					     (unsigned long long)atomic64_read(&conf->wide_stats.fallbacks[i]));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static struct md_sysfs_entry km_attr_wide_read_fallbacks =
+	__ATTR(wide_read_fallbacks, 0444, km_wide_fallbacks_show, NULL);
+
+KM_SHOW(wide_read_min_rows, READ_ONCE(conf->wide_min_rows));
+
+/* 0 turns wide reads off; else the fewest rows a read must cover. */
+static ssize_t km_wide_read_min_rows_store(struct mddev *mddev,
+					   const char *page, size_t len)
+{
+	struct km_conf *conf;
+	unsigned int val;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
+	    val > (RAIDKM_MAX_LEN >> PAGE_SHIFT))
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->wide_min_rows, val);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_wide_read_min_rows =
+	__ATTR(wide_read_min_rows, 0644, km_wide_read_min_rows_show,
+	       km_wide_read_min_rows_store);
+
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
@@ -98,6 +167,14 @@ static struct attribute *km_attrs[] = {
 	&km_attr_bad_blocks_recorded.attr,
 	&km_attr_bad_blocks_cleared.attr,
 	&km_attr_discards.attr,
+	&km_attr_wide_read_min_rows.attr,
+	&km_attr_wide_reads.attr,
+	&km_attr_wide_read_bytes.attr,
+	&km_attr_wide_read_rows.attr,
+	&km_attr_wide_member_reads.attr,
+	&km_attr_wide_member_read_bytes.attr,
+	&km_attr_wide_run_waits.attr,
+	&km_attr_wide_read_fallbacks.attr,
 	NULL,
 };
 
