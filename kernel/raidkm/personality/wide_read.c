@@ -27,9 +27,21 @@
 #include <linux/mm.h>
 #include <linux/highmem.h>
 #include <linux/sched/mm.h>
+#include <linux/delay.h>
+#include <linux/module.h>
 #include "km.h"
 #include "../rkm_arena.h"
 #include "../offload.h"
+
+/*
+ * Test hook: hold every wide read this long between its member reads and
+ * the write-generation check, so that a test's concurrent writes land in
+ * the window (tests/guest/km-wide-race.sh).
+ */
+static unsigned int wide_race_delay_ms;
+module_param(wide_race_delay_ms, uint, 0644);
+MODULE_PARM_DESC(wide_race_delay_ms,
+		 "km: test hook, ms a wide read waits before its coherence check (0)");
 
 struct km_wide {
 	struct km_conf *conf;
@@ -303,6 +315,8 @@ static void km_wide_decode(struct work_struct *work)
 		km_wide_fallback(w, KM_WF_READ_ERROR);
 		return;
 	}
+	if (READ_ONCE(wide_race_delay_ms))
+		msleep(min(READ_ONCE(wide_race_delay_ms), 1000u));
 	if (!km_gen_read_valid(conf, w->span.stripe, w->gen)) {
 		km_wide_fallback(w, KM_WF_RACE);
 		return;
@@ -540,7 +554,8 @@ int km_wide_init(struct km_conf *conf)
 	INIT_LIST_HEAD(&conf->wide_waiting);
 	INIT_WORK(&conf->wide_work, km_wide_start_waiting);
 	return bioset_init(&conf->wide_bio_set, BIO_POOL_SIZE,
-			   offsetof(struct km_wide_bio, bio), 0);
+			   offsetof(struct km_wide_bio, bio),
+			   BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 }
 
 void km_wide_exit(struct km_conf *conf)
