@@ -107,6 +107,19 @@ void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g)
 	}
 }
 
+/* an array's data path counters, one line (none when it has none) */
+static void text_km(FILE *f, const struct rkmctl_km *km)
+{
+	int i;
+
+	if (!km->n)
+		return;
+	fprintf(f, "  data path:");
+	for (i = 0; i < km->n; i++)
+		fprintf(f, " %s %" PRIu64, km->e[i].key, km->e[i].v);
+	fprintf(f, "\n");
+}
+
 void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -122,6 +135,7 @@ void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 	for (i = 0; i < s->narrays; i++) {
 		fprintf(f, "%s:\n", s->array[i].name);
 		text_counters(f, &s->array[i].c);
+		text_km(f, &s->array[i].km);
 	}
 	if (s->have_latency) {
 		uint64_t n = latency_total(s->latency);
@@ -257,6 +271,19 @@ static void json_gpus(FILE *f, const struct rkmctl_gpus *g)
 	fprintf(f, "]}");
 }
 
+static void json_km(FILE *f, const struct rkmctl_km *km)
+{
+	int i;
+
+	fprintf(f, ", \"data_path\": {");
+	for (i = 0; i < km->n; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, km->e[i].key);
+		fprintf(f, ": %" PRIu64, km->e[i].v);
+	}
+	fputc('}', f);
+}
+
 void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -276,6 +303,7 @@ void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 		json_str(f, s->array[i].name);
 		fprintf(f, ", \"counters\": ");
 		json_counters(f, &s->array[i].c);
+		json_km(f, &s->array[i].km);
 		fputc('}', f);
 	}
 	fprintf(f, "]");

@@ -102,13 +102,26 @@ enum km_phase {
 	KM_PH_WRITE,		/* member writes */
 };
 
-/* The kind of work a stripe is doing (struct km_stripe.round). */
-enum km_round {
-	KM_RD_NONE = 0,
-	KM_RD_REWRITE,		/* rewrite chunks that had read errors */
-	KM_RD_SYNC,		/* resync, recovery, check or repair */
-	KM_RD_WRITE,		/* write the drained bios */
+struct km_stripe;
+
+/*
+ * The kind of work a stripe is doing, one round at a time (struct
+ * km_stripe.round; NULL: none, only waiting reads are served).  handle.c
+ * reads or decodes what ->need() names, serves waiting reads, then calls
+ * ->act(), which starts a coding job or the member writes; ->written()
+ * runs when those writes ended, and the round is over.
+ */
+struct km_round {
+	const char *name;
+	km_mask_t (*need)(struct km_stripe *sh, km_mask_t failed,
+			  km_mask_t uptodate);
+	void (*act)(struct km_stripe *sh, km_mask_t writable);
+	void (*written)(struct km_stripe *sh);
 };
+
+extern const struct km_round km_round_rewrite;	/* chunks that had read errors */
+extern const struct km_round km_round_sync;	/* resync, recovery, check, repair */
+extern const struct km_round km_round_write;	/* the drained write bios */
 
 enum km_sync_mode {
 	KM_SYNC_RESYNC = 1,
@@ -130,7 +143,7 @@ struct km_stripe {
 	atomic_t count;			/* references */
 	atomic_t pending;		/* member I/Os and jobs in flight */
 	enum km_phase phase;
-	enum km_round round;
+	const struct km_round *round;
 	enum km_sync_mode sync_mode;
 	int sync_sectors;		/* what md was told the step covers */
 	int write_kind;			/* enum km_write_kind of the round */
@@ -337,6 +350,7 @@ struct md_rdev *km_read_rdev(struct km_conf *conf, int member,
 			     sector_t sector, int sectors);
 bool km_slot_readable(struct km_conf *conf, int member, sector_t sector);
 bool km_slot_writable(struct km_conf *conf, int member);
+struct md_rdev *km_write_rdev(struct km_conf *conf, int member);
 struct md_rdev *km_get_replacement(struct km_conf *conf, int member);
 km_mask_t km_replacing_mask(struct km_stripe *sh);
 int km_add_replacement(struct km_conf *conf, struct md_rdev *rdev, int first,
