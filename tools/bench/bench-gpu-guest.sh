@@ -60,7 +60,7 @@ out=$( {
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
 	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
-	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|MEDIAN|RATIO|VERIFY)'
+	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"
 	echo "# elapsed ${elapsed} s (boot, all rounds, the correctness pass)"
