@@ -60,6 +60,9 @@ bad=$((off + 32))
 echo $bad > $PD/medium_error_start || fail "medium_error_start"
 echo 64 > $PD/medium_error_count || fail "medium_error_count"
 echo 2 > $D/opts
+# the stripe cache still holds the rows fio wrote: start from the members
+echo 16 > $S/km/stripe_cache_size
+echo 256 > $S/km/stripe_cache_size
 r0=$(fb read_error)
 fiov $A --verify_only
 echo 0 > $D/opts

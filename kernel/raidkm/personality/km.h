@@ -329,7 +329,7 @@ bool km_gen_read_valid(struct km_conf *conf, sector_t cstripe,
 		       unsigned int gen);
 
 /* wide_read.c */
-#define KM_WIDE_DEFAULT_MIN_ROWS	4
+#define KM_WIDE_DEFAULT_MIN_ROWS	2
 #define KM_WIDE_MAX_PAGES		4096	/* buffers of one wide read */
 int km_wide_init(struct km_conf *conf);
 void km_wide_exit(struct km_conf *conf);
