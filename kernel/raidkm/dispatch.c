@@ -241,8 +241,10 @@ static bool job_shape_ok(const struct rkm_job *job, u8 op, int k, int m)
 	switch (op) {
 	case RAIDKM_OP_DECODE:
 		low = (k + m == 64) ? ~0ull : (1ull << (k + m)) - 1;
+		/* a wanted subset is not on the ring yet: the CPU codes it */
 		return job->mask && !(job->mask & ~low) &&
-		       hweight64(job->mask) <= m;
+		       hweight64(job->mask) <= m &&
+		       rkm_job_want(job) == job->mask;
 	case RAIDKM_OP_DELTA:
 		return job->mask && !(job->mask & ~((1ull << k) - 1));
 	default:
