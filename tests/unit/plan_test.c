@@ -160,9 +160,58 @@ static const char *check_survivors(void)
 	return NULL;
 }
 
+/* Recovery windows: what is read and decoded. */
+static const char *check_rebuild(void)
+{
+	km_mask_t read, want;
+
+	/* 4+2, chunk 1 lost and rebuilt: k survivors, decode 1 */
+	if (km_plan_rebuild(4, 6, 0x2, 0x2, &read, &want) ||
+	    read != 0x1d || want != 0x2)
+		return "one lost, rebuilt";
+	/* hot replace of readable chunk 2 only: read it, decode nothing */
+	if (km_plan_rebuild(4, 6, 0, 0x4, &read, &want) ||
+	    read != 0x4 || want)
+		return "replace only copies";
+	/* chunk 0 lost, chunk 5 replaced: 5 is one of the survivors */
+	if (km_plan_rebuild(4, 6, 0x1, 0x21, &read, &want) ||
+	    want != 0x1 || read != 0x2e || !(read & 0x20))
+		return "replace among survivors";
+	/* 2+1 with 2 lost: no decode possible */
+	if (km_plan_rebuild(2, 3, 0x3, 0x3, &read, &want) != -1)
+		return "too many lost";
+	/* lost but not rebuilt (missing member): nothing to do */
+	if (km_plan_rebuild(4, 6, 0x2, 0, &read, &want) || read || want)
+		return "nothing to rebuild";
+	return NULL;
+}
+
+/* Sync windows: chunk stripe end, limit, max rows. */
+static const char *check_window_rows(void)
+{
+	/* 64 KiB chunks (128 sectors): 16 rows from a stripe start */
+	if (km_plan_window_rows(0, 1 << 20, 128, 8, 256) != 16)
+		return "whole chunk";
+	if (km_plan_window_rows(120, 1 << 20, 128, 8, 256) != 1)
+		return "last row of a chunk";
+	if (km_plan_window_rows(128, 200, 128, 8, 256) != 9)
+		return "limit inside the chunk";
+	if (km_plan_window_rows(0, 1 << 20, 4096, 8, 256) != 256)
+		return "max rows";
+	if (km_plan_window_rows(4, 1 << 20, 128, 8, 256) != 0)
+		return "unaligned start";
+	if (km_plan_window_rows(64, 64, 128, 8, 256) != 0)
+		return "at the limit";
+	if (km_plan_window_rows(0, 4, 128, 8, 256) != 0)
+		return "less than a row left";
+	return NULL;
+}
+
 int main(void)
 {
 	report("plan_write", check_plan());
 	report("plan_survivors", check_survivors());
+	report("plan_rebuild", check_rebuild());
+	report("plan_window_rows", check_window_rows());
 	return failures ? 1 : 0;
 }

@@ -12,6 +12,8 @@
  *   takeover.c md raid6 becomes km in place
  *   wide_read.c degraded reads by row ranges, one decode job per range
  *   write_gen.c the coherence rule between member writes and wide reads
+ *   claim.c   member rows taken away from the stripe cache (discard, sync)
+ *   wide_sync.c rebuild, resync and check by windows of many rows
  *
  * See Documentation/personality.rst.
  */
@@ -192,6 +194,33 @@ struct km_wide_stats {
 	atomic64_t fallbacks[KM_WF_NR];
 };
 
+/* Why a sync window went to the row path (struct km_wsync_stats) */
+enum km_wsync_fallback {
+	KM_WS_READ_ERROR,	/* a member read failed */
+	KM_WS_WRITE_ERROR,	/* a member write failed */
+	KM_WS_BAD_BLOCK,	/* a bad-block record in the window */
+	KM_WS_MISMATCH,		/* check: the window is not consistent */
+	KM_WS_ALLOC,		/* no memory for the window */
+	KM_WS_JOB,		/* the decode or check job failed */
+	KM_WS_LOST,		/* more than m chunks lost */
+	KM_WS_DEGRADED,		/* resync or check of a degraded window */
+	KM_WS_GONE,		/* a member went away */
+	KM_WS_NR,
+};
+
+/* Sync window sizes in rows: 1-15, 16-63, 64-127, 128-255, 256+ */
+#define KM_WS_SIZES		5
+
+struct km_wsync_stats {
+	atomic64_t windows;		/* windows synced whole */
+	atomic64_t rows;		/* rows they synced */
+	atomic64_t member_bios;		/* member bios they sent */
+	atomic64_t member_bytes;
+	atomic64_t jobs;		/* decode and check jobs */
+	atomic64_t sizes[KM_WS_SIZES];
+	atomic64_t fallbacks[KM_WS_NR];	/* windows gone to rows */
+};
+
 struct km_stats {
 	atomic64_t reconstruct_reads;
 	atomic64_t rmw_writes;
@@ -204,14 +233,21 @@ struct km_stats {
 	atomic64_t discards;
 };
 
+/* Member rows [lo, hi) taken from the stripe cache (claim.c). */
+struct km_claim {
+	struct list_head node;		/* on conf->claims */
+	sector_t lo, hi;
+	int busy;			/* stripes there with references */
+};
+
 /*
  * The discard in progress (discard.c; one per array at a time): member
- * rows [lo, hi) of every member, of whole chunk stripes.
+ * rows claim.lo..hi of every member, of whole chunk stripes.
  */
 struct km_discard {
 	struct bio *bio;		/* md's clone of the array's discard */
 	struct km_piece *piece;		/* to hold its end (km_hold_write) */
-	sector_t lo, hi;
+	struct km_claim claim;
 	bool queued;			/* for the md thread to submit */
 	bool failed;			/* a member failed its discard */
 	bool refused;			/* a member cannot discard: none sent */
@@ -241,6 +277,7 @@ struct km_conf {
 	int recovery_disabled;
 	unsigned int discard_granularity;	/* bytes; 0: no discard */
 	struct km_discard discard;	/* conf->lock; .bio NULL when free */
+	struct list_head claims;	/* struct km_claim, conf->lock */
 
 	struct kmem_cache *piece_cache;
 	mempool_t *piece_pool;
@@ -267,6 +304,11 @@ struct km_conf {
 	spinlock_t wide_lock;
 	struct list_head wide_waiting;	/* wide reads waiting for a run */
 	struct work_struct wide_work;	/* starts them when runs free */
+	unsigned int wsync_max_rows;	/* 0: sync by rows only */
+	atomic_t wsync_inflight;	/* sync windows in flight */
+	wait_queue_head_t wsync_wait;	/* one of them ended */
+	struct bio_set wsync_bio_set;	/* their member bios */
+	struct km_wsync_stats wsync_stats;
 	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
 	bool job_stats_registered;
 
@@ -362,11 +404,28 @@ bool km_slot_in_sync(struct km_disk *p);
 /* discard.c */
 unsigned int km_discard_granularity(struct km_conf *conf);
 void km_discard(struct km_conf *conf, struct bio *bio);
-bool km_discard_row(struct km_conf *conf, sector_t sector);
-void km_discard_wait_row(struct km_conf *conf, sector_t sector);
-void km_discard_stripe_active(struct km_conf *conf, struct km_stripe *sh);
-void km_discard_stripe_idle(struct km_conf *conf, struct km_stripe *sh);
 void km_discard_submit(struct km_conf *conf);
+
+/* claim.c */
+bool km_row_claimed(struct km_conf *conf, sector_t sector);
+void km_claim_wait_row(struct km_conf *conf, sector_t sector);
+void km_claim_rows(struct km_conf *conf, struct km_claim *c, sector_t lo,
+		   sector_t hi);
+void km_claim_release(struct km_conf *conf, struct km_claim *c);
+void km_claim_stripe_active(struct km_conf *conf, struct km_stripe *sh);
+void km_claim_stripe_idle(struct km_conf *conf, struct km_stripe *sh);
+
+/* wide_sync.c */
+#define KM_WSYNC_MAX_ROWS	(RAIDKM_MAX_LEN >> PAGE_SHIFT)
+int km_wsync_init(struct km_conf *conf);
+void km_wsync_exit(struct km_conf *conf);
+sector_t km_wsync_window(struct km_conf *conf, sector_t sector,
+			 sector_t max_sector, bool still_degraded,
+			 int *skipped);
+
+/* sync.c: the row path, for wide_sync.c's fallbacks */
+void km_sync_row(struct km_conf *conf, sector_t row, int sectors);
+enum km_sync_mode km_sync_mode_of(struct mddev *mddev);
 
 /* badblocks.c */
 bool km_rdev_bad(struct md_rdev *rdev, sector_t sector, int sectors);

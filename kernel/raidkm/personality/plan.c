@@ -115,3 +115,37 @@ km_mask_t km_plan_survivors(int k, int n, km_mask_t lost, km_mask_t prefer)
 	}
 	return surv;
 }
+
+int km_plan_rebuild(int k, int n, km_mask_t lost, km_mask_t rebuild,
+		    km_mask_t *read, km_mask_t *want)
+{
+	km_mask_t copy = rebuild & ~lost;	/* readable: copied as read */
+
+	*want = rebuild & lost;
+	if (!*want) {
+		*read = copy;
+		return 0;
+	}
+	*read = km_plan_survivors(k, n, lost, copy);
+	if (!*read)
+		return -1;
+	/* more chunks to copy than the decode reads: read them too */
+	*read |= copy;
+	return 0;
+}
+
+unsigned int km_plan_window_rows(km_sector_t start, km_sector_t limit,
+				 unsigned int chunk_sectors,
+				 unsigned int row_sectors,
+				 unsigned int max_rows)
+{
+	km_sector_t end = (start | (chunk_sectors - 1)) + 1;
+	km_sector_t rows;
+
+	if (start & (row_sectors - 1) || limit <= start)
+		return 0;
+	if (limit < end)
+		end = limit;
+	rows = (end - start) / row_sectors;
+	return rows < max_rows ? (unsigned int)rows : max_rows;
+}

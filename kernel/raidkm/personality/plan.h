@@ -10,6 +10,8 @@
 #ifndef RKM_PLAN_H
 #define RKM_PLAN_H
 
+#include "layout.h"
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 typedef u64 km_mask_t;
@@ -64,5 +66,28 @@ void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
  * survive.
  */
 km_mask_t km_plan_survivors(int k, int n, km_mask_t lost, km_mask_t prefer);
+
+/*
+ * What a recovery window reads and decodes.  @lost: chunks not readable
+ * over the window; @rebuild: chunks to write (lost chunks of members
+ * being rebuilt, chunks whose slot has a replacement being built).
+ * *@want: the chunks of @rebuild that are lost, decoded in one job;
+ * *@read: k survivors for that decode (the readable chunks of @rebuild
+ * first, copied as they are read), or, when nothing of @rebuild is
+ * lost, only its readable chunks.  -1 when fewer than k chunks survive.
+ */
+int km_plan_rebuild(int k, int n, km_mask_t lost, km_mask_t rebuild,
+		    km_mask_t *read, km_mask_t *want);
+
+/*
+ * Rows of a sync window at member sector @start (row-aligned, else 0):
+ * up to the end of @start's chunk stripe (chunk roles change there) and
+ * @limit (the end of the sync, of the bitmap's sync blocks), at most
+ * @max_rows.  chunk_sectors and row_sectors are powers of two.
+ */
+unsigned int km_plan_window_rows(km_sector_t start, km_sector_t limit,
+				 unsigned int chunk_sectors,
+				 unsigned int row_sectors,
+				 unsigned int max_rows);
 
 #endif /* RKM_PLAN_H */
