@@ -12,11 +12,14 @@
 static const char *const single[] = {
 	"wide_read_min_rows", "wide_reads", "wide_read_bytes",
 	"wide_read_rows", "wide_member_reads", "wide_member_read_bytes",
-	"wide_run_waits", "sync_windows", "sync_window_rows",
+	"wide_run_waits", "wide_writes", "wide_write_stripes",
+	"wide_write_member_writes", "wide_sync_windows", "wide_sync_rows",
+	"wide_sync_member_bios", "wide_sync_member_bytes", "wide_sync_jobs",
 };
 
 static const char *const lists[] = {
-	"wide_read_fallbacks", "sync_window_fallbacks",
+	"wide_read_fallbacks", "wide_write_fallbacks", "wide_sync_fallbacks",
+	"wide_sync_window_rows",
 };
 
 static void km_add(struct rkmctl_km *km, const char *file, const char *sub,

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define RKMCTL_KM_MAX		48
+#define RKMCTL_KM_MAX		64
 #define RKMCTL_KM_KEY		64
 
 struct rkmctl_km {

@@ -192,6 +192,10 @@ struct km_wide_stats {
 	atomic64_t member_bytes;
 	atomic64_t waits;		/* waited for a free arena run */
 	atomic64_t fallbacks[KM_WF_NR];
+	atomic64_t writes;		/* full-stripe ranges, one job each */
+	atomic64_t write_stripes;	/* chunk stripes they wrote */
+	atomic64_t write_member_writes;	/* member bios they sent */
+	atomic64_t write_fallbacks[KM_WF_NR];
 };
 
 /* Why a sync window went to the row path (struct km_wsync_stats) */
@@ -301,6 +305,9 @@ struct km_conf {
 	struct km_gen *gens;		/* write_gen.c */
 	unsigned int wide_min_rows;	/* 0: wide reads off */
 	struct bio_set wide_bio_set;	/* member bios of wide reads */
+	struct bio_set wide_write_bio_set;	/* ... and of wide writes */
+	unsigned int wide_write_max_stripes;	/* 0: full stripes by rows */
+	wait_queue_head_t wide_run_wait;	/* an arena run was freed */
 	spinlock_t wide_lock;
 	struct list_head wide_waiting;	/* wide reads waiting for a run */
 	struct work_struct wide_work;	/* starts them when runs free */
@@ -378,6 +385,17 @@ void km_wide_exit(struct km_conf *conf);
 sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
 void km_wide_read(struct km_conf *conf, struct bio *bio);
 void km_wide_start_waiting(struct work_struct *work);
+void *km_wide_get_run(struct km_conf *conf, unsigned int pages, bool *arena);
+void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages);
+struct page *km_wide_buf_page(void *addr, bool arena);
+
+/* wide_write.c */
+#define KM_WIDE_DEFAULT_WRITE_STRIPES	256
+int km_wwrite_init(struct km_conf *conf);
+sector_t km_wwrite_sectors(struct km_conf *conf, sector_t sector,
+			   sector_t nr);
+sector_t km_wwrite_head(struct km_conf *conf, sector_t sector);
+void km_wwrite(struct km_conf *conf, struct bio *bio);
 
 /* sync.c */
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
