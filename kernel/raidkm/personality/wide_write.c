@@ -284,6 +284,7 @@ static void km_wwrite_submit_member(struct km_wwrite *w, int j, bool repl)
 	}
 	bio->bi_end_io = km_wwrite_end_io;
 	atomic_inc(&w->pending);
+	atomic64_inc(&conf->wide_stats.write_member_writes);
 	submit_bio_noacct(bio);
 }
 
@@ -348,8 +349,6 @@ static void km_wwrite_submit(struct work_struct *work)
 		if (w->repl[j])
 			km_wwrite_submit_member(w, j, true);
 	}
-	atomic64_add(atomic_read(&w->pending) - 1,
-		     &conf->wide_stats.write_member_writes);
 	if (atomic_dec_and_test(&w->pending))
 		queue_work(conf->code_wq, &w->work);
 }
