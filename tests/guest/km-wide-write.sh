@@ -1,7 +1,7 @@
 # Full stripes in one job (wide_write.c): writes covering whole chunk
 # stripes are coded by one encode job per range and written with one bio
 # per member; heads and tails that cover stripes partly go by rows.
-#  - geometries 2+1/4K, 4+2/64K, 8+3/512K, 16+4/16K: fio writes at 1 MiB,
+#  - geometries 2+1/4K, 4+2/64K, 8+3/128K, 16+4/16K: fio writes at 1 MiB,
 #    at whole-stripe multiples and unaligned 1 MiB + 4 KiB blocks, with
 #    crc32c verify; wide_writes rises; check finds mismatch_cnt 0
 #  - the stripe cache never serves rows older than a wide write: rows
@@ -73,7 +73,7 @@ one() {
 
 one 2 1 4 4
 one 4 2 64 8
-one 8 3 512 8
+one 8 3 128 8
 one 16 4 16 2
 
 note "an internal bitmap: stop and assemble after wide writes"
