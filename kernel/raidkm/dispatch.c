@@ -184,8 +184,8 @@ static u32 out_bytes(u8 op, const struct rkm_job *job)
 /*
  * Give a slot back with its staging; @hold: the daemon may still write
  * the outputs (its backend failed the jobs, or it held them when it was
- * dropped), so
- * they stay out of the pool until its file is released.  d.lock held.
+ * dropped), so they stay out of the pool until its file is released.
+ * d.lock held.
  */
 static void slot_free_locked(u32 id, bool hold)
 {
