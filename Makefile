@@ -11,6 +11,7 @@
 #   make demo         a km array in the QEMU guest: create, fio, fail, rebuild
 #   make bench-codec  codec vs ISA-L;   make bench-vm   km vs md raid6 (guest)
 #   make bench-reshape  km reshape vs md raid6 reshape, one disk added (guest)
+#   make test-index   Documentation/test-index.rst from the tests' covers: lines
 #   make clean
 #
 # Kernels (Documentation/kernels.rst): raidkm builds for Debian's 6.1 and
@@ -88,6 +89,19 @@ modules:
 FRAGMENTS := $(sort $(filter-out tools/vm/vm.mk,$(shell find kernel daemon tools tests -name '*.mk' 2>/dev/null)))
 include $(FRAGMENTS)
 include tools/vm/vm.mk
+
+# The test index (Documentation/test-index.rst): features against tests,
+# from each test's "covers:" line; its unit test fails when a test has
+# none or the index is stale
+.PHONY: test-index
+test-index:
+	@$(TOP)/tests/test-index.sh $(TOP)
+
+UNIT_TESTS += $(BUILD)/tests/test-index
+$(BUILD)/tests/test-index: $(TOP)/tests/test-index.sh
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec %s --check %s\n' $< $(TOP) >$@
+	@chmod +x $@
 
 user: $(USER_BINS) $(UNIT_TESTS)
 

@@ -1,4 +1,5 @@
-# Issue 17: serving beyond one host.  A km 4+3 array exported through the
+# covers: km: NVMe-oF export; km: degraded I/O; km: rebuild
+# Serving beyond one host.  A km 4+3 array exported through the
 # kernel's NVMe-oF target (nvmet, nvmet-tcp; configfs) on 127.0.0.1:4420
 # and imported by the kernel's NVMe/TCP initiator (nvme-tcp, through
 # /dev/nvme-fabrics as "nvme connect" does): the namespace has the array's

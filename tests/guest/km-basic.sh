@@ -1,3 +1,4 @@
+# covers: km: create and initial resync; km: stop and assemble; km: sysfs and /proc/mdstat
 # km 4+2, 64 KiB chunk: create (initial resync), fio write + verify with
 # crc32c over sequential and random I/O of many block sizes, read back
 # after stop/assemble; /proc/mdstat, sysfs counters and geometry checks.

@@ -1,3 +1,4 @@
+# covers: km: degraded I/O; km: rebuild; km: more than m failures
 # km 4+2, 64 KiB chunk: fail members between and during writes, read back
 # degraded, recover onto two spares at once, stop/assemble, then m+1
 # failures must fail I/O cleanly.

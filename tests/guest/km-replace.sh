@@ -1,3 +1,4 @@
+# covers: km: hot replace
 # Hot replace (mdadm --replace), as raid6 does it: km 4+2 with a bitmap
 # and fio writing and verifying all along.
 #  1. --replace ram1 with a spare: the spare shows as (R) and is rebuilt

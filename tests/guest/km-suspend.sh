@@ -1,4 +1,5 @@
-# Issue 16, point 4: suspend and resume a km 4+2 array with an internal
+# covers: km: suspend and resume; km: write-intent bitmap; km: rebuild
+# Suspend and resume a km 4+2 array with an internal
 # bitmap over and over while fio writes and verifies on it.  Every sysfs
 # write to suspend_lo/suspend_hi, every bitmap removal or addition and
 # (on kernels from 6.7) every spare add/remove suspends the array: the

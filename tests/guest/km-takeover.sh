@@ -1,4 +1,5 @@
-# Issue 12, item 4 (first half): an md raid6 array taken over as km in
+# covers: km: raid6 takeover
+# An md raid6 array taken over as km in
 # place.  md raid6 (left-symmetric, md's default) over 6 members with an
 # internal bitmap is filled with fio-verified data, then taken over with
 # "mdadm --grow --level=km" (which writes md's level attribute) while it

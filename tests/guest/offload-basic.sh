@@ -1,3 +1,4 @@
+# covers: offload: /dev/raidkm and mmap rules; offload: ATTACH refusals; offload: deadline; offload: daemon loss and CPU fallback
 # Offload path without a real daemon: /dev/raidkm and its mmap rules,
 # sysfs and parameter validation, the CPU fallback, every ATTACH refusal
 # (not open, unprivileged, bad session/version/attributes, second daemon,

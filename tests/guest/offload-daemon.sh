@@ -1,3 +1,4 @@
+# covers: raidkmd: serving; offload: daemon loss and CPU fallback; offload: result checks
 # raidkmd with the CPU backend serving the kernel's jobs, driven by the
 # module's self-test load (/sys/kernel/raidkm/selftest: encode, decode,
 # delta and check jobs on arena pages, every result compared with the CPU

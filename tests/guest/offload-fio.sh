@@ -1,3 +1,4 @@
+# covers: raidkmd: serving; offload: daemon loss and CPU fallback; offload: result checks
 # A km 4+2 array coded by raidkmd (CPU backend): fio --verify passes and
 # the offload counters rise (global and the array's); kill -9 of the
 # daemon during fio loses nothing (fio passes, the re-run counter rises);

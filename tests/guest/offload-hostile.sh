@@ -1,4 +1,5 @@
-# A daemon must not be able to change what reaches the disks (issue 15).
+# covers: offload: hostile daemon; offload: late writes to staging
+# A daemon must not be able to change what reaches the disks.
 # raidkmd with fault injection on a km 4+2 array under fio --verify:
 # (i) --fault=write-input:N writes a data chunk it was given to code: the
 # input arena is mapped read-only (RAIDKM_FEAT_RO_INPUT), the write

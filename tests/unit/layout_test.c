@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: km: layout; km: write plan
+ *
  * Unit test of the km geometry (kernel/raidkm/personality/layout.c) and
  * the write planner (plan.c), built from the same sources as the module.
  *
