@@ -5,7 +5,7 @@ KM_PERS := $(TOP)/kernel/raidkm/personality
 $(BUILD)/tests/layout_test: $(TOP)/tests/unit/layout_test.c $(KM_PERS)/layout.c \
 		$(KM_PERS)/layout.h $(KM_PERS)/plan.c $(KM_PERS)/plan.h
 	@mkdir -p $(dir $@)
-	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
+	$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
 		$(KM_PERS)/layout.c $(KM_PERS)/plan.c
 
 UNIT_TESTS += $(BUILD)/tests/layout_test
