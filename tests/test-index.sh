@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # covers: index: every test's covers: line, and the index current
 #
-# The test index: every guest scenario and unit test names, in one header
-# line, the features it tests:
+# The test index: every guest scenario and unit test (a C file of
+# tests/unit with a main(), a script there) names, in one header line, the
+# features it tests:
 #
 #   # covers: km: rebuild; km: degraded I/O          (shell, near the top)
 #    * covers: codec: every implementation ...       (C, in the first comment)
@@ -29,11 +30,14 @@ cd "$top"
 index=Documentation/test-index.rst
 tab=$(printf '\t')
 
-# the tests: guest scenarios, unit test sources and scripts, package tests
+# the tests: guest scenarios, unit test programs (a C file without main()
+# is a helper, not a test) and scripts, package tests
 tests() {
-	ls tests/guest/*.sh tests/unit/*.c tests/unit/*.sh tests/deb/*.sh \
-		tools/mdadm-tests/check-variants.sh tests/test-index.sh 2>/dev/null |
-		LC_ALL=C sort
+	{
+		grep -l '^int main(' tests/unit/*.c
+		ls tests/guest/*.sh tests/unit/*.sh tests/deb/*.sh \
+			tools/mdadm-tests/check-variants.sh tests/test-index.sh
+	} 2>/dev/null | LC_ALL=C sort
 }
 
 # covers FILE: the features of FILE's covers: line, one a line
