@@ -176,16 +176,30 @@ static int bell_locked(struct rkmd_core *c, int force)
 
 /*
  * fault injection: overwrite the outputs of a job whose completion is
- * posted, once the kernel end has had the time to take them.  ->lock held.
+ * posted, 1 ms after the kernel end moved the completion ring's head past
+ * it (it has taken the outputs then, uapi: struct raidkm_cqe).  Waits
+ * until no completion is pending, so that the job's is posted, and gives
+ * up after RKMD_LATE_WAIT_US.  ->lock held.
  */
+#define RKMD_LATE_WAIT_US	5000000
 static void write_late(struct rkmd_core *c)
 {
+	uint64_t t0 = now_us();
 	uint32_t i;
 
-	if (!c->late.n)
+	if (!c->late.n || c->npend)
 		return;
 	bell_locked(c, 1);
-	usleep(2000);
+	while ((int32_t)(rkm_ring_load_acquire(&c->cq.ctl->head) -
+			 c->cq.local) < 0) {
+		if (now_us() - t0 > RKMD_LATE_WAIT_US) {
+			rkmd_warn("fault injection: the completion head did not pass; no late write");
+			c->late.n = 0;
+			return;
+		}
+		usleep(100);
+	}
+	usleep(1000);
 	for (i = 0; i < c->late.n; i++)
 		memset(c->late.p[i], 0xa5, c->late.len);
 	rkmd_warn("fault injection: overwrote %u output chunk(s) after their completion",

@@ -184,8 +184,8 @@ static u32 out_bytes(u8 op, const struct rkm_job *job)
 /*
  * Give a slot back with its staging; @hold: the daemon may still write
  * the outputs (its backend failed the jobs, or it held them when it was
- * dropped), so
- * they stay out of the pool until its file is released.  d.lock held.
+ * dropped), so they stay out of the pool until its file is released.
+ * d.lock held.
  */
 static void slot_free_locked(u32 id, bool hold)
 {
@@ -631,14 +631,21 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 		jobs[j]->done(jobs[j]);
 }
 
-/* Read the completion ring; ctl_mutex held. */
+/*
+ * Read the completion ring; ctl_mutex held.  The ring's head moves past
+ * the entries read only once their slots are finished, so a daemon that
+ * sees the head past its completion knows that the kernel has taken the
+ * outputs (uapi: struct raidkm_cqe).  The entries stay the kernel's
+ * meanwhile (d.cq's private head): nothing else reads this ring, and
+ * the daemon cannot post over them.
+ */
 static void reap_locked(void)
 {
 	struct rkm_slot_state st;
 	struct raidkm_cqe c;
 	const char *why = NULL;
 	unsigned long flags;
-	u32 i, n = 0;
+	u32 i, j, n = 0;
 	int avail, r;
 
 	spin_lock_irqsave(&d.lock, flags);
@@ -674,17 +681,20 @@ static void reap_locked(void)
 		d.done_bitmap[n] = c.check_bitmap;
 		n++;
 	}
-	if (i)
-		rkm_cons_release(&d.cq, i);
 	spin_unlock_irqrestore(&d.lock, flags);
 
 	if (why) {
 		rkm_stat_inc(RAIDKM_STAT_BAD_COMPLETIONS);
 		lose_locked(why, true, RKM_DS_DEAD);
 	}
-	for (i = 0; i < n; i++)
-		finish_slot(d.done_id[i], RKM_FIN_DAEMON, d.done_status[i],
-			    d.done_bitmap[i]);
+	for (j = 0; j < n; j++)
+		finish_slot(d.done_id[j], RKM_FIN_DAEMON, d.done_status[j],
+			    d.done_bitmap[j]);
+	if (i) {
+		spin_lock_irqsave(&d.lock, flags);
+		rkm_cons_release(&d.cq, i);
+		spin_unlock_irqrestore(&d.lock, flags);
+	}
 }
 
 /* ---------------------------------------------------------------------- */

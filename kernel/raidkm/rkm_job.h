@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Coding jobs: the one interface between the md personality and whatever
- * codes its stripes.  Today the in-kernel CPU codec; with the offload path
- * a user-space daemon (raidkmd) with the CPU codec as fallback.
+ * codes its stripes: raidkmd, the user-space daemon, when one is attached
+ * and the job can go to it (dispatch.c), else the in-kernel CPU codec.
  *
  * A job's ->done callback may run synchronously inside rkm_job_submit()
  * or later from another context (softirq excluded: process context or a

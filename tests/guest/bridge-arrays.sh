@@ -1,3 +1,4 @@
+# covers: bridge: guest-RAM bridge; offload: result checks; km: degraded I/O; km: rebuild; km: check and repair
 # The guest-RAM bridge: raidkmd on the VM host (the cpu backend here, cuda
 # on the GPU host: tools/gpu-guest/run.sh) codes this guest's km arrays in
 # the kernel's own arena, through raidkm-relay, with every result compared

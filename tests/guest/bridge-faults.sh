@@ -1,3 +1,4 @@
+# covers: bridge: guest-RAM bridge; offload: daemon loss and CPU fallback
 # The guest-RAM bridge under faults, each in the middle of a fio write and
 # crc32c verify on km 4+2: the host's raidkmd killed with SIGKILL, then
 # started again; raidkm-relay killed with SIGKILL, then started again; the

@@ -1,4 +1,5 @@
-# Issue 12, items 1, 2 and 4 (second half): km arrays grow online.
+# covers: km: grow k; km: grow m; km: reshape refusals; offload: result checks
+# km arrays grow online.
 #   grow k:  km m2 over 5 members (k=3) gets a sixth: mdadm --add, then
 #            --grow --raid-devices=6 restripes it to k=4 while fio writes
 #            and verifies on both sides of the moving reshape position,

@@ -1,3 +1,4 @@
+# covers: km: wide degraded reads; km: read errors; km: bad blocks; km: suspend
 # Wide degraded reads meeting faults: each goes to the row path, which
 # returns good data, and the reason is counted in wide_read_fallbacks.
 #  - a bad-block record inside a wide range (md's dev-X/bad_blocks)

@@ -1,3 +1,4 @@
+# covers: km: wide writes; km: bitmap; km: rebuild
 # Full stripes in one job (wide_write.c): writes covering whole chunk
 # stripes are coded by one encode job per range and written with one bio
 # per member; heads and tails that cover stripes partly go by rows.

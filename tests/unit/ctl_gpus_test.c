@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: tools: raidkmctl; tools: GPU status file
+ *
  * raidkmctl's reading of raidkmd's GPU status file (tools/ctl/ctl_gpus.c)
  * and its printing (ctl_print.c): a good file of two instances (one
  * dropped) with a fake /proc naming its writer raidkmd; stale files (the

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: ctl: raidkmctl status data path counters
+ *
  * raidkmctl's km data path counters (tools/ctl/ctl_km.c) from a made-up
  * sysfs tree: single-value files, "reason count" lists, files the module
  * does not have, a malformed file, names that would leave the tree, and

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: raidkmd: serving; raidkmd: fault injection; offload: ring protocol
+ *
  * raidkmd end to end over the loopback: the daemon core with the CPU
  * backend serves encode, decode, delta and check jobs through the real
  * rings, and every result is compared with the codec called directly.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: offload: ring protocol; offload: ATTACH refusals
+ *
  * Fuzz driver for the ring protocol's parsers: the kernel side's
  * completion validation and ATTACH (netlink attribute) parsing, the
  * daemon side's submission/descriptor validation and header check, and

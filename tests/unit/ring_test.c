@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: offload: ring protocol
+ *
  * Unit tests of the offload ring protocol (kernel/raidkm/ring): ring
  * wrap-around, full-ring back-pressure, doorbell suppression, corrupt
  * indices, stale and forged completions (also through the loopback's

@@ -39,7 +39,7 @@ BENCH_CODEC_SKIP := $(if $(ISAL_NEW_WHY),--skipped '$(ISAL_NEW): $(ISAL_NEW_WHY)
 
 $(BENCH_CODEC): $(TOP)/tools/bench/bench_codec.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -ldl -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -ldl -lpthread
 
 # ISA-L's own build (Makefile.unx slib), kept out of this make's variables
 $(ISAL_NEW_SO): $(ISAL_NEW_TGZ)
@@ -55,7 +55,7 @@ $(ISAL_NEW_SO): $(ISAL_NEW_TGZ)
 
 $(ISAL_OLD_SO): $(ISAL_OLD_SYS)
 	@mkdir -p $(@D)
-	cp $< $@
+	$(Q_GEN)cp $< $@
 
 .PHONY: bench-codec
 bench-codec: $(BENCH_CODEC) $(BENCH_CODEC_REFS)

@@ -14,7 +14,7 @@ RKMCTL_CFLAGS := $(HOST_CFLAGS) -I$(TOP)/tools/ctl -I$(TOP)/daemon
 
 $(RKMCTL_BIN): $(RKMCTL_SRCS) $(RKMCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) $(RKMD_NL_CFLAGS) $(USER_LDFLAGS) -o $@ $(RKMCTL_SRCS) $(RKMD_NL_LIBS)
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) $(RKMD_NL_CFLAGS) $(USER_LDFLAGS) -o $@ $(RKMCTL_SRCS) $(RKMD_NL_LIBS)
 
 # unit test of the printing (text and --json, checked by python3)
 CTL_PRINT_TEST := $(BUILD)/tests/ctl_print_test
@@ -23,7 +23,7 @@ $(CTL_PRINT_TEST): $(TOP)/tests/unit/ctl_print_test.c $(TOP)/tools/ctl/ctl_print
 		$(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c
 
 # unit test of the GPU status file: good, stale, malformed, truncated
 # (every prefix) and damaged files, read and printed; ASan and UBSan where
@@ -34,7 +34,7 @@ $(CTL_GPUS_TEST): $(TOP)/tests/unit/ctl_gpus_test.c $(TOP)/tools/ctl/ctl_gpus.c 
 		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
 		$(TOP)/tools/ctl/ctl_print.c
 
 # unit test of the km data path counters read from a made-up sysfs tree
@@ -44,5 +44,5 @@ $(CTL_KM_TEST): $(TOP)/tests/unit/ctl_km_test.c $(TOP)/tools/ctl/ctl_km.c \
 		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_km.c \
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_km.c \
 		$(TOP)/tools/ctl/ctl_print.c

@@ -70,7 +70,9 @@
  *  - Return wrong outputs, or none.  Outputs are staged: the kernel
  *    copies a job's outputs into the stripe's own pages only when it
  *    accepts the completion, then checks (spot, sampled or full) exactly
- *    those copied bytes; writes to staging after that reach nothing.
+ *    those copied bytes; writes to staging after that (the completion
+ *    ring's head past the entry tells when, struct raidkm_cqe) reach
+ *    that job no more.
  *    What the checks miss of a wrong result is the only way a daemon can
  *    change what reaches the disks: wrong parity (found by a parity
  *    check) or a wrong rebuilt chunk.
@@ -368,8 +370,14 @@ struct raidkm_sqe {
  *
  * Exactly one completion per submission entry the daemon consumed,
  * in any order.  Posting it hands the job's staged outputs to the kernel:
- * the daemon must not write them afterwards (the kernel copies them
- * out; later writes are lost, not harmful).  The kernel copies the entry once, then accepts it only if
+ * the daemon must not write them afterwards.  The kernel copies them out
+ * of staging and checks the copy before it moves cq_ctl.head past the
+ * entry.  A write after the post and before the head has passed may be
+ * copied: it is then checked as the job's result, and a wrong one costs
+ * the daemon its session (the CPU's result is used).  A write after the
+ * head has passed reaches the job no more; the kernel may have handed
+ * that staging to a later job of the daemon's, whose output it then is
+ * (checked as one).  The kernel copies the entry once, then accepts it only if
  * id < nslots, slot id is in flight, gen equals that slot's generation,
  * status is 0 or one of the RAIDKM_ST_* errors, check_bitmap is zero
  * unless op == CHECK and status == 0 and only has bits below nstripes,
