@@ -213,8 +213,8 @@ int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
 
 /* What chunk i of a stripe is to a job */
 enum rkm_chunk_role {
-	RKM_CHUNK_UNUSED = 0,	/* RAIDKM_OFF_NONE (DELTA: unchanged data;
-				 * DECODE: erased and not wanted) */
+	/* RAIDKM_OFF_NONE (DELTA: unchanged data; DECODE: erased, unwanted) */
+	RKM_CHUNK_UNUSED = 0,
 	RKM_CHUNK_IN,		/* read */
 	RKM_CHUNK_OUT,		/* written */
 };
