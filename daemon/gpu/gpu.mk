@@ -28,8 +28,11 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
 NVCCFLAGS := -O3 -std=c++17 --threads 2 -Xcompiler -Wall,-Wno-unused-parameter \
 	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi -I$(TOP)/daemon
 
+# the CUDA backend, one instance per GPU (cuda_*.cu, cuda_priv.h)
+RKG_BACKEND := cuda_backend cuda_device cuda_plan cuda_stage cuda_launch \
+	cuda_complete
 RKMD_CUDA_OBJS := $(RKG_OBJ)/rkg_kernels.o $(RKG_OBJ)/rkg_jit.o \
-	$(RKG_OBJ)/cuda_backend.o $(RKG_OBJ)/gpu_numa.o \
+	$(RKG_BACKEND:%=$(RKG_OBJ)/%.o) $(RKG_OBJ)/gpu_numa.o \
 	$(RKG_OBJ)/multi_gpu.o $(RKG_OBJ)/multi_state.o
 RKMD_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 
@@ -44,7 +47,7 @@ $(RKG_OBJ)/rkg_jit.o: $(RKG_DIR)/rkg_jit.cu $(RKG_DIR)/rkg_jit.h $(RKG_DIR)/rkg.
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-$(RKG_OBJ)/cuda_backend.o: $(RKG_DIR)/cuda_backend.cu $(RKG_HDRS)
+$(RKG_BACKEND:%=$(RKG_OBJ)/%.o): $(RKG_OBJ)/%.o: $(RKG_DIR)/%.cu $(RKG_HDRS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
