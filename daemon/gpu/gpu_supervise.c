@@ -117,6 +117,7 @@ static void inst_ready(struct inst *in, const char *where, uint64_t pid)
 	in->st.dropped = 0;
 	in->settled = 1;
 	in->up_ns = rkg_mono_ns();
+	in->fresh = in->st.restarts > 0;
 	if (in->st.restarts)
 		rkmd_info("cuda: GPU instance %d (device %d, %s) serving again: worker pid %llu, restart %llu; %d of %d serving",
 			  in->st.index, in->st.device, where,

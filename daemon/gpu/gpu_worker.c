@@ -36,6 +36,7 @@ struct worker {
 	pthread_cond_t cv;
 	int dead, eof;			/* under lock */
 	int dead_sent;			/* under lock */
+	uint64_t held;			/* jobs taken, DONE not sent; lock */
 };
 
 /* A job as the worker holds it: the arrays follow it in one block */
@@ -83,6 +84,10 @@ static void send_done(struct worker *w, struct wjob *wj, int status)
 	rkg_wire_send(w->fd, &w->wlock, RKG_MSG_DONE, wj->id, &d, sizeof(d),
 		      j->result, d.nresult * sizeof(int32_t));
 	free(wj);
+	pthread_mutex_lock(&w->lock);
+	if (!--w->held)
+		pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->lock);
 }
 
 static void worker_done(void *ctx, struct rkmd_job *job, int status)
@@ -138,6 +143,9 @@ static void take_job(struct worker *w, const void *msg, size_t len,
 			      sizeof(d), NULL, 0);
 		return;
 	}
+	pthread_mutex_lock(&w->lock);
+	w->held++;
+	pthread_mutex_unlock(&w->lock);
 	r = rkmd_cuda_backend.submit(w->be, &j->job);
 	if (r)
 		send_done(w, j, r);
@@ -204,8 +212,12 @@ void rkg_worker_main(const struct rkg_worker_args *a, int fd)
 		pthread_cond_wait(&w.cv, &w.lock);
 	dead = w.dead;
 	pthread_mutex_unlock(&w.lock);
-	/* every job it holds completes (failed, when dead) and is sent */
+	/* every job it holds completes (failed, when dead) and is answered */
 	rkmd_cuda_backend.drain(w.be);
+	pthread_mutex_lock(&w.lock);
+	while (w.held)
+		pthread_cond_wait(&w.cv, &w.lock);
+	pthread_mutex_unlock(&w.lock);
 	if (dead)
 		_exit(3);	/* the context goes with the process */
 	rkmd_cuda_backend.close(w.be);

@@ -315,6 +315,11 @@ void rkg_job_back(struct inst *in, struct rkmd_job *job, int status,
 	if (!status) {
 		in->st.jobs++;
 		in->st.bytes += rkg_job_bytes(job);
+		if (in->fresh)
+			rkmd_info("cuda: GPU instance %d coded a job again after restart %llu",
+				  in->st.index,
+				  (unsigned long long)in->st.restarts);
+		in->fresh = 0;
 	}
 	rkg_publish_locked(m, 0);
 	pthread_mutex_unlock(&m->lock);

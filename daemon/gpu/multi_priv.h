@@ -29,6 +29,7 @@ struct inst {
 	pthread_t reader;
 	int reader_ok;
 	int settled;			/* its first start has an outcome */
+	int fresh;			/* restarted, no job coded yet */
 	uint64_t restart_ns;		/* RESTARTING: when */
 	uint64_t up_ns;			/* UP since */
 	unsigned int backoff_ms;	/* the next restart's delay */
