@@ -176,8 +176,12 @@ static int jobset_init(struct jobset *s, int k, int m, int q, uint64_t *seed)
 		for (uint32_t st = 0; st < s->ns; st++) {
 			uint8_t **c = s->ch[j].data() + (size_t)st * n;
 
-			for (int d = 0; d < k; d++)
-				tu_fill(c[d], CHUNK, seed);
+			for (int d = 0; d < k; d++) {	/* cheap, distinct */
+				memset(c[d], (int)(tu_rand(seed) & 0xff), CHUNK);
+				for (int b = 0; b < 64; b++)
+					c[d][tu_rand(seed) % CHUNK] =
+						(uint8_t)tu_rand(seed);
+			}
 			rkm_encode(code, CHUNK, (const uint8_t *const *)c,
 				   c + k);
 		}
@@ -272,62 +276,53 @@ static const char *mm(const std::vector<double> &v, const char *fmt)
 	return b;
 }
 
-/* One configuration (list: "0" or "all"): every cell once; data GB/s */
-static void run_config(const char *list, std::vector<double> &gbps,
-		       int *nwork)
+/* The backend over list ("0": one GPU, "all"); its worker count in *n */
+static struct rkmd_backend *open_over(const char *list, int *n)
 {
 	struct rkmd_gpu_state st[RKMD_GPUS_MAX];
 	struct rkmd_backend *be;
-	const struct rkmd_backend_ops *ops = &rkmd_gpus_backend;
 	char why[256] = "";
-	uint64_t seed = 77;
-	int c;
 
-	gbps.assign(NCELL, 0);
 	if (rkmd_gpus_configure(list, "", why, sizeof(why))) {
-		fprintf(stderr, "gpus %s: %s\n", list, why);
-		failures++;
-		return;
+		printf("FAIL --gpus=%s: %s\n", list, why);
+		return NULL;
 	}
-	be = ops->open(arena.base, arena.size, 0, -1, tu_complete, &sink, why,
-		       sizeof(why));
+	be = rkmd_gpus_backend.open(arena.base, arena.size, 0, -1, tu_complete,
+				    &sink, why, sizeof(why));
 	if (!be) {
-		fprintf(stderr, "open over %s: %s\n", list, why);
-		failures++;
-		return;
+		printf("FAIL open over %s: %s\n", list, why);
+		return NULL;
 	}
-	*nwork = rkmd_gpus_get(be, st, RKMD_GPUS_MAX);
-	for (c = 0; c < NCELL; c++) {
-		const struct cell *x = &cells[c];
-		struct jobset s;
-		const uint64_t jb = JOB_BYTES * (x->k + x->m) / x->k + (1 << 20);
-		int q = (int)std::min<uint64_t>(8 * *nwork, arena.size / jb);
+	*n = rkmd_gpus_get(be, st, RKMD_GPUS_MAX);
+	return be;
+}
 
-		if (jobset_init(&s, x->k, x->m, q, &seed)) {
-			fprintf(stderr, "arena too small\n");
-			failures++;
-			break;
-		}
-		jobset_op(&s, x->op);
-		/* warm-up: plans, buffers, the NVRTC kernel compiled */
-		for (int w = 0; w < 2; w++)
-			e2e(ops, be, &s);
-		gbps[c] = e2e(ops, be, &s);
-		if (!gbps[c] || !jobset_right(&s)) {
-			fprintf(stderr, "%s (%d,%d) over %s: %s\n", x->name,
-				x->k, x->m, list,
-				gbps[c] ? "wrong result" : "a job failed");
-			failures++;
-		}
+/* One cell on one backend: warmed up, timed, its results checked */
+static double cell_on(struct rkmd_backend *be, struct jobset *s, int q,
+		      const struct cell *x, const char *list)
+{
+	const struct rkmd_backend_ops *ops = &rkmd_gpus_backend;
+	const int keep = s->q;
+	double g;
+
+	s->q = q;	/* the first q slots */
+	for (int w = 0; w < 2; w++)	/* plans, buffers, NVRTC kernel */
+		e2e(ops, be, s);
+	g = e2e(ops, be, s);
+	s->q = keep;
+	if (!g || !jobset_right(s)) {
+		printf("FAIL %s (%d,%d) over %s: %s\n", x->name, x->k, x->m,
+		       list, g ? "wrong result" : "a job failed");
+		failures++;
 	}
-	ops->close(be);
+	return g;
 }
 
 int main(int argc, char **argv)
 {
 	std::vector<samples> sm(NCELL);
-	std::vector<double> one, all;
-	int dev[RKMD_GPUS_MAX], ngpu = 0, i, r, c;
+	struct rkmd_backend *be1, *bea;
+	int dev[RKMD_GPUS_MAX], ngpu = 0, n1 = 0, i, r, c;
 	char why[256] = "";
 
 	for (i = 1; i < argc; i++) {
@@ -348,43 +343,50 @@ int main(int argc, char **argv)
 	}
 	tu_sink_init(&sink);
 	printf("# %s\n", why);
-	printf("== aggregate: end to end through raidkmd's cuda backend (one worker process per GPU) over one GPU and over every GPU, 64 MiB jobs of 64 KiB chunks, %llu GiB of data a measurement, 8 jobs in flight per GPU; copy ceiling: each GPU copying 256 MiB in and 256*m/k MiB out at once (pinned, two streams, x%d), alone and every GPU at once, in the same round; %d interleaved rounds, medians [min..max]\n",
+	printf("== aggregate: end to end through raidkmd's cuda backend (one worker process per GPU) over one GPU and over every GPU (both open at once), 64 MiB jobs of 64 KiB chunks, %llu GiB of data a measurement, 8 jobs in flight per GPU; copy ceiling: each GPU copying 256 MiB in and 256*m/k MiB out at once (pinned, two streams, x%d), alone and every GPU at once, in the same round; %d interleaved rounds per cell, medians [min..max]\n",
 	       (unsigned long long)(meas_bytes >> 30), CEIL_REPS, rounds);
-	for (r = 0; r < rounds; r++) {
-		std::vector<double> g1, ga;
-		int n1 = 0, na = 0;
+	be1 = open_over("0", &n1);
+	bea = open_over("all", &ngpu);
+	if (!be1 || !bea)
+		return 1;
+	for (i = 0; i < ngpu; i++)
+		dev[i] = i;
+	printf("# one GPU: 1 worker; every GPU: %d workers\n", ngpu);
+	for (c = 0; c < NCELL; c++) {
+		const struct cell *x = &cells[c];
+		const uint64_t out = CEIL_IN * x->m / x->k;
+		const uint64_t jb = JOB_BYTES * (x->k + x->m) / x->k + (1 << 20);
+		int q = (int)std::min<uint64_t>(8 * ngpu, arena.size / jb);
+		samples &s = sm[c];
+		struct jobset js;
+		uint64_t seed = 77 + c;
 
-		run_config("0", g1, &n1);
-		run_config("all", ga, &na);
-		ngpu = na;
-		for (i = 0; i < ngpu; i++)
-			dev[i] = i;
-		for (c = 0; c < NCELL; c++) {
-			const struct cell *x = &cells[c];
-			const uint64_t out = CEIL_IN * x->m / x->k;
-			samples &s = sm[c];
+		if (jobset_init(&js, x->k, x->m, q, &seed)) {
+			printf("FAIL arena too small\n");
+			return 1;
+		}
+		jobset_op(&js, x->op);
+		s.ceil_each.resize(ngpu);
+		for (r = 0; r < rounds; r++) {
+			double g1 = cell_on(be1, &js, std::min(q, 8), x, "0");
+			double ga = cell_on(bea, &js, q, x, "all");
 
-			/* one ceiling per shape and round, cells share it */
-			if (c % 2 == 0) {
-				s.ceil_each.resize(ngpu);
-				for (i = 0; i < ngpu; i++)
-					s.ceil_each[i].push_back(
-						ceiling(&dev[i], 1, CEIL_IN, out));
-				s.ceil_all.push_back(ceiling(dev, ngpu, CEIL_IN,
-							     out));
-			} else {
-				s.ceil_each = sm[c - 1].ceil_each;
-				s.ceil_all = sm[c - 1].ceil_all;
-			}
-			s.one.push_back(g1[c]);
-			s.all.push_back(ga[c]);
-			s.ratio.push_back(g1[c] ? ga[c] / g1[c] : 0);
+			for (i = 0; i < ngpu; i++)
+				s.ceil_each[i].push_back(ceiling(&dev[i], 1,
+								 CEIL_IN, out));
+			s.ceil_all.push_back(ceiling(dev, ngpu, CEIL_IN, out));
+			s.one.push_back(g1);
+			s.all.push_back(ga);
+			s.ratio.push_back(g1 ? ga / g1 : 0);
 			s.of_ceil.push_back(s.ceil_all.back() ?
-					    ga[c] * (x->k + x->m) / x->k /
+					    ga * (x->k + x->m) / x->k /
 					    s.ceil_all.back() : 0);
 		}
-		printf("# round %d of %d done\n", r + 1, rounds);
+		printf("# %s (%d,%d): %d rounds done\n", x->name, x->k, x->m,
+		       rounds);
 	}
+	rkmd_gpus_backend.close(be1);
+	rkmd_gpus_backend.close(bea);
 	for (c = 0; c < NCELL; c++) {
 		const struct cell *x = &cells[c];
 		samples &s = sm[c];

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -84,6 +85,7 @@ void rkg_mark_down_locked(struct inst *in, const char *why)
 	if (in->st.state != RKMD_GPU_UP && in->st.state != RKMD_GPU_STARTING)
 		return;
 	in->st.state = RKMD_GPU_FAILING;
+	in->down_ns = rkg_mono_ns();
 	in->st.dropped = 1;
 	in->st.dropped_at = time(NULL);
 	in->st.faults++;
@@ -246,6 +248,7 @@ static void inst_gone(struct inst *in, const char *why)
 	pthread_mutex_lock(&m->lock);
 	in->pid = 0;
 	in->st.pid = 0;
+	in->down_ns = 0;
 	in->settled = 1;
 	if (m->closing) {
 		in->st.state = RKMD_GPU_DOWN;
@@ -335,6 +338,22 @@ static void restart_locked(struct inst *in)
 	pthread_mutex_lock(&m->lock);
 }
 
+/*
+ * A worker that said its GPU failed but has not ended RKG_EXIT_MS later
+ * (its context's teardown stuck): killed, so that its end is handled.
+ */
+static void kill_stuck_locked(struct inst *in, uint64_t now)
+{
+	if (in->st.state != RKMD_GPU_FAILING || in->pid <= 0 ||
+	    !in->down_ns ||
+	    now - in->down_ns < (uint64_t)RKG_EXIT_MS * 1000000ull)
+		return;
+	rkmd_warn("cuda: GPU instance %d: worker %d still there %d ms after its GPU failed: killed",
+		  in->st.index, (int)in->pid, RKG_EXIT_MS);
+	kill(in->pid, SIGKILL);
+	in->down_ns = 0;
+}
+
 static void *supervise(void *arg)
 {
 	struct multi *m = arg;
@@ -349,6 +368,7 @@ static void *supervise(void *arg)
 		for (i = 0; i < m->n && !due; i++) {
 			struct inst *in = &m->in[i];
 
+			kill_stuck_locked(in, now);
 			if (in->st.state != RKMD_GPU_RESTARTING)
 				continue;
 			if (in->restart_ns <= now)

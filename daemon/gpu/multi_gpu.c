@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "codec/rkm_codec.h"
 #include "rkmd_backend.h"
 #include "rkmd_log.h"
 #include "gpu_wire.h"
@@ -468,11 +469,70 @@ static struct rkmd_backend *multi_open(void *base, size_t len, size_t ro_len,
 	return (struct rkmd_backend *)m;
 }
 
+/* A chunk the workers may use: inside the arena, 16-byte aligned */
+static int ptr_ok(const struct multi *m, const uint8_t *p, uint32_t len)
+{
+	const uintptr_t a = (uintptr_t)p, lo = (uintptr_t)m->in[0].args.base;
+	const size_t size = m->in[0].args.len;
+
+	return p && !(a % 16) && a >= lo && a - lo <= size &&
+	       size - (a - lo) >= len;
+}
+
+/* Does the mask fit the op? (ENCODE and CHECK ignore it) */
+static int mask_ok(const struct rkmd_job *j)
+{
+	const int n = j->k + j->m;
+
+	if (j->op == RKMD_OP_DECODE)
+		return j->mask && !(n < 64 && j->mask >> n) &&
+		       __builtin_popcountll(j->mask) <= j->m;
+	if (j->op == RKMD_OP_DELTA)
+		return j->mask && !(j->mask >> j->k);
+	return 1;
+}
+
+/*
+ * Refuse a bad job here, as the CUDA backend would (-EINVAL, no
+ * completion), rather than from a worker, later.
+ */
+static int job_ok(const struct multi *m, const struct rkmd_job *j)
+{
+	const int n = j->k + j->m;
+	uint32_t s;
+	int i;
+
+	if (j->op < RKMD_OP_ENCODE || j->op > RKMD_OP_CHECK ||
+	    !rkm_geometry_ok(j->k, j->m) || !rkm_len_ok(j->len) ||
+	    j->len % 64 || !j->nstripes || !j->chunk || !mask_ok(j) ||
+	    (j->op == RKMD_OP_DELTA && !j->old) ||
+	    (j->op == RKMD_OP_CHECK && !j->result))
+		return 0;
+	for (s = 0; s < j->nstripes; s++) {
+		for (i = 0; i < n; i++) {
+			/* DELTA: unchanged data chunks may be absent */
+			int used = j->op != RKMD_OP_DELTA || i >= j->k ||
+				   (j->mask >> i & 1);
+
+			if (used && !ptr_ok(m, j->chunk[(size_t)s * n + i],
+					    j->len))
+				return 0;
+			if (j->op == RKMD_OP_DELTA && i < j->k &&
+			    (j->mask >> i & 1) &&
+			    !ptr_ok(m, j->old[(size_t)s * j->k + i], j->len))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 static int multi_submit(struct rkmd_backend *be, struct rkmd_job *job)
 {
 	struct multi *m = (struct multi *)be;
 	int r;
 
+	if (!job_ok(m, job))
+		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
 	m->outstanding++;
 	pthread_mutex_unlock(&m->lock);

@@ -32,6 +32,7 @@ struct inst {
 	int fresh;			/* restarted, no job coded yet */
 	uint64_t restart_ns;		/* RESTARTING: when */
 	uint64_t up_ns;			/* UP since */
+	uint64_t down_ns;		/* FAILING since (0: not) */
 	unsigned int backoff_ms;	/* the next restart's delay */
 	uint64_t out_bytes;		/* sent, not completed */
 	/* jobs sent to the worker: id = index; free ones chained */
