@@ -333,6 +333,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
+	setenv("RKMD_GPUS_STALL_MS", "0", 0);	/* first uses may be slow */
 	if (rkmd_gpus_backend.probe(why, sizeof(why))) {
 		printf("FAIL probe: %s\n", why);
 		return 1;

@@ -988,6 +988,8 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* no kernel deadline here: a stalled worker is the hang timeout's */
+	setenv("RKMD_GPUS_STALL_MS", "0", 0);
 	if (short_run || nodev)
 		asz = 64 << 20;
 	if (tu_arena_init(&arena, asz)) {

@@ -558,6 +558,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--hang"))
 		drop = 3;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* no kernel deadline here: a stalled worker is the hang timeout's */
+	setenv("RKMD_GPUS_STALL_MS", "0", 0);
 	if (drop) {
 		r = mkstemp(state);
 		if (r < 0 || rkmd_gpus_configure(NULL, state, why, sizeof(why))) {

@@ -34,11 +34,15 @@ uint32_t rkg_fl_put_locked(struct inst *in, struct rkmd_job *job)
 	if (in->fl_free == UINT32_MAX) {
 		cap = in->fl_cap ? 2 * in->fl_cap : 256;
 		struct rkmd_job **fl = realloc(in->fl, cap * sizeof(*fl));
-		uint32_t *nx = fl ? realloc(in->fl_next, cap * sizeof(*nx)) :
+		uint64_t *ns = fl ? realloc(in->fl_ns, cap * sizeof(*ns)) :
+			       NULL;
+		uint32_t *nx = ns ? realloc(in->fl_next, cap * sizeof(*nx)) :
 			       NULL;
 
 		if (fl)
 			in->fl = fl;
+		if (ns)
+			in->fl_ns = ns;
 		if (!nx)
 			return UINT32_MAX;
 		in->fl_next = nx;
@@ -52,6 +56,7 @@ uint32_t rkg_fl_put_locked(struct inst *in, struct rkmd_job *job)
 	id = in->fl_free;
 	in->fl_free = in->fl_next[id];
 	in->fl[id] = job;
+	in->fl_ns[id] = rkg_mono_ns();
 	return id;
 }
 
@@ -151,6 +156,7 @@ static int inst_done(struct inst *in, uint64_t id, const void *buf,
 	job = rkg_fl_take_locked(in, id);
 	if (job)
 		in->out_bytes -= rkg_job_bytes(job);
+	in->done_ns = rkg_mono_ns();
 	pthread_mutex_unlock(&m->lock);
 	if (!job)
 		return -EPROTO;
@@ -354,6 +360,45 @@ static void kill_stuck_locked(struct inst *in, uint64_t now)
 	in->down_ns = 0;
 }
 
+/*
+ * in's worker has held a job for m->stall_ns and completed none for as
+ * long: its GPU stalled.  Fail its jobs back now (the kernel codes them on its CPU
+ * and keeps their staging from late writes, Documentation/offload.rst)
+ * rather than let the kernel's deadline drop the whole daemon, and kill
+ * it; its reader then reaps it and it restarts.  m->lock held; dropped
+ * and taken again while the jobs go back.
+ */
+static void stall_locked(struct inst *in, uint64_t now)
+{
+	struct multi *m = in->m;
+	struct rkmd_job **left;
+	char why[120];
+	size_t n, i;
+
+	uint64_t oldest = now;
+
+	if (in->st.state != RKMD_GPU_UP || !in->out_bytes || !m->stall_ns)
+		return;
+	for (i = 0; i < in->fl_cap; i++)
+		if (in->fl[i] && in->fl_ns[i] < oldest)
+			oldest = in->fl_ns[i];
+	if (now - oldest < m->stall_ns || now - in->done_ns < m->stall_ns)
+		return;
+	snprintf(why, sizeof(why),
+		 "stalled: a job out for %llu ms (a hung or faulted GPU)",
+		 (unsigned long long)((now - oldest) / 1000000ull));
+	rkg_mark_down_locked(in, why);
+	if (in->pid > 0)
+		kill(in->pid, SIGKILL);
+	left = calloc(in->fl_cap + 1, sizeof(*left));
+	n = left ? take_all_locked(in, left) : 0;
+	pthread_mutex_unlock(&m->lock);
+	for (i = 0; i < n; i++)
+		rkg_job_back(in, left[i], -ETIMEDOUT, NULL, 0);
+	free(left);
+	pthread_mutex_lock(&m->lock);
+}
+
 static void *supervise(void *arg)
 {
 	struct multi *m = arg;
@@ -369,6 +414,10 @@ static void *supervise(void *arg)
 			struct inst *in = &m->in[i];
 
 			kill_stuck_locked(in, now);
+			stall_locked(in, now);
+			if (in->st.state == RKMD_GPU_UP && in->out_bytes &&
+			    m->stall_ns && now + RKG_TICK_NS < next)
+				next = now + RKG_TICK_NS;
 			if (in->st.state != RKMD_GPU_RESTARTING)
 				continue;
 			if (in->restart_ns <= now)
@@ -422,8 +471,10 @@ void rkg_inst_stop(struct inst *in)
 		pthread_join(in->reader, NULL);
 	in->reader_ok = 0;
 	free(in->fl);
+	free(in->fl_ns);
 	free(in->fl_next);
 	in->fl = NULL;
+	in->fl_ns = NULL;
 	in->fl_next = NULL;
 	in->fl_cap = 0;
 	in->fl_free = UINT32_MAX;

@@ -259,6 +259,11 @@ static int place(struct multi *m, struct rkmd_job *job)
 			pthread_mutex_unlock(&m->lock);
 			return -ENOMEM;
 		}
+		if (!in->out_bytes) {
+			in->done_ns = rkg_mono_ns();
+			if (m->stall_ns)	/* the supervisor's tick starts */
+				pthread_cond_broadcast(&m->change);
+		}
 		in->out_bytes += bytes;
 		if (in->fault_at && ++in->submitted == in->fault_at)
 			fault = 1;
@@ -363,6 +368,7 @@ static void fault_from_env(struct multi *m)
 		    i < m->n) {
 			m->in[i].fault_at = at;
 			m->in[i].fault = (enum rkmd_gpu_fault)k;
+			unsetenv(env[k]);	/* once a process */
 			return;
 		}
 	}
@@ -373,6 +379,7 @@ static struct multi *multi_alloc(const int *dev, int n, void *base,
 {
 	struct multi *m = calloc(1, sizeof(*m));
 	pthread_condattr_t ca;
+	const char *s;
 	int i;
 
 	if (!m)
@@ -403,6 +410,9 @@ static struct multi *multi_alloc(const int *dev, int n, void *base,
 		in->args.ro_len = ro_len;
 	}
 	fault_from_env(m);
+	s = getenv("RKMD_GPUS_STALL_MS");
+	m->stall_ns = (uint64_t)(s ? strtoul(s, NULL, 10) : RKG_STALL_MS) *
+		      1000000ull;
 	return m;
 }
 

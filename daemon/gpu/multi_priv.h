@@ -35,8 +35,10 @@ struct inst {
 	uint64_t down_ns;		/* FAILING since (0: not) */
 	unsigned int backoff_ms;	/* the next restart's delay */
 	uint64_t out_bytes;		/* sent, not completed */
+	uint64_t done_ns;		/* last DONE, or its first job if idle */
 	/* jobs sent to the worker: id = index; free ones chained */
 	struct rkmd_job **fl;
+	uint64_t *fl_ns;		/* when each was sent */
 	uint32_t *fl_next;
 	uint32_t fl_cap, fl_free;
 	/* tests: RKMD_GPUS_TRAP/FAIL/HANG=I:N, at this job */
@@ -54,6 +56,7 @@ struct multi {
 	unsigned int next;		/* round robin among equals */
 	uint64_t state_ns;		/* status file last written */
 	int closing;
+	uint64_t stall_ns;		/* RKMD_GPUS_STALL_MS (0: off) */
 	pthread_t sup;
 	int sup_ok;
 	int n;
@@ -67,6 +70,17 @@ struct multi {
 #define RKG_STABLE_NS		(60ull * 1000000000ull)
 /* how long a worker may take to exit once told to */
 #define RKG_EXIT_MS		10000
+/*
+ * A serving worker holding a job this long and having completed none for
+ * as long is stalled (its GPU trapped, hung or fell off the bus, and the
+ * driver has not said so yet; a deep queue that moves is not): below
+ * the kernel's 50 ms job deadline, which would drop the whole daemon.
+ * RKMD_GPUS_STALL_MS overrides, 0 turns it off (tests, benchmarks: no
+ * kernel deadline, deep queues).
+ */
+#define RKG_STALL_MS		30
+/* how often the supervisor looks while some worker has jobs out */
+#define RKG_TICK_NS		(5ull * 1000000ull)
 
 uint64_t rkg_mono_ns(void);
 uint64_t rkg_job_bytes(const struct rkmd_job *j);

@@ -4,7 +4,8 @@
 # gpu_loop_fake under the daemon core and the loopback ring, one worker
 # process per fake GPU: every job right with both serving; a failed
 # launch, a trap and a hang in worker 1 (its jobs re-run or failed back,
-# worker 0 serving, worker 1 restarted and coding again).
+# worker 0 serving, worker 1 restarted and coding again); the hang again
+# caught as a stall long before the backend's own hang timeout.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 loop=$top/build/tests/gpu_loop_fake
@@ -33,5 +34,10 @@ one "2 workers" RKMD_GPUS=all timeout 300 "$loop"
 one "fail" RKMD_GPUS=all timeout 300 "$loop" --drop
 one "trap" RKMD_GPUS=all timeout 300 "$loop" --drop=trap
 one "hang" RKMD_GPUS=all RKMD_CUDA_HANG_MS=500 timeout 300 "$loop" --hang
+# raidkmd's default (30 ms there; 300 here, CPU-coded fakes queue): a
+# worker holding a job and completing none for that long is stalled, its
+# jobs failed back at once, the worker killed and restarted
+one "stall" RKMD_GPUS=all RKMD_GPUS_STALL_MS=300 RKMD_CUDA_HANG_MS=5000 \
+	timeout 300 "$loop" --hang
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
