@@ -203,7 +203,7 @@ static void keep_late(struct rkmd_core *c, const struct rkmd_job *j)
 	for (s = 0; s < j->nstripes; s++)
 		for (i = 0; i < n; i++) {
 			if (j->op == RKMD_OP_DECODE ?
-			    !(j->mask & (1ull << i)) : i < j->k)
+			    !(j->want & (1ull << i)) : i < j->k)
 				continue;
 			if (c->late.n < RKMD_LATE_MAX)
 				c->late.p[c->late.n++] = j->chunk[s * n + i];
@@ -297,7 +297,7 @@ static void corrupt_output(struct rkmd_slot *s)
 
 	if (j->op == RKMD_OP_DECODE) {
 		for (i = 0; i < j->k + j->m; i++)
-			if (j->mask & (1ull << i)) {
+			if (j->want & (1ull << i)) {
 				p = j->chunk[i];
 				break;
 			}
@@ -432,7 +432,8 @@ static void write_input(struct rkmd_core *c, struct rkmd_slot *s)
 		if (s->job.chunk[i] &&
 		    !rkm_desc_is_output(&(struct raidkm_sqe){
 			.op = s->job.op, .k = s->job.k, .m = s->job.m,
-			.nstripes = s->job.nstripes, .mask = s->job.mask }, i))
+			.nstripes = s->job.nstripes, .mask = s->job.mask,
+			.want = s->job.want }, i))
 			p = s->job.chunk[i];
 	if (!p)
 		return;
@@ -500,6 +501,8 @@ static void consume_one(struct rkmd_core *c, const struct raidkm_sqe *shared)
 	s->job.len = e.len;
 	s->job.nstripes = e.nstripes;
 	s->job.mask = e.mask;
+	/* the core's jobs always say what they write (rkmd_backend.h) */
+	s->job.want = e.want ? e.want : e.mask;
 	s->job.chunk = s->ptrs;
 	s->job.old = e.op == RAIDKM_OP_DELTA ?
 		     s->ptrs + (size_t)e.nstripes * (e.k + e.m) : NULL;
@@ -761,8 +764,13 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 	memset(&ai, 0, sizeof(ai));
 	ai.backend = c->bops->name;
 	ai.session = c->hdr.session;
-	/* Every transport maps inputs read-only when offered (shm_map.c). */
+	/*
+	 * Every transport maps inputs read-only when offered (shm_map.c).
+	 * Wanted-subset decodes only when the backend writes just those.
+	 */
 	ai.features = RAIDKM_FEAT_ALL;
+	if (!c->bops->decode_want)
+		ai.features &= ~RAIDKM_FEAT_DECODE_WANT;
 	ai.max_k = RAIDKM_MAX_N - 1;
 	ai.max_m = RAIDKM_MAX_M;
 	ai.batch = cfg->batch ? cfg->batch : 16;
@@ -775,6 +783,7 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 		rkmd_err("attach failed: %s", strerror(-ret));
 		goto out_close;
 	}
+	c->lim.features = features;
 	rkmd_info("attached via %s: backend %s, %u slots, arena %llu MiB, features 0x%llx",
 		  t->ops->name, c->bops->name, c->lim.nslots,
 		  (unsigned long long)(c->lim.arena_size >> 20),

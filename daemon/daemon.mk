@@ -15,7 +15,7 @@
 # file, so both are used at recipe time only.  Without them raidkmd has
 # no cuda backend (a weak reference) and --backend=cuda says so.
 
-RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach
+RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach rkm_desc
 RKM_RING_DIR   := $(TOP)/kernel/raidkm/ring
 RKM_RING_HDRS  := $(wildcard $(RKM_RING_DIR)/*.h) $(TOP)/kernel/raidkm/uapi/raidkm.h
 RKM_RING_OBJS  := $(addprefix $(BUILD)/ring/,$(addsuffix .o,$(RKM_RING_NAMES)))
