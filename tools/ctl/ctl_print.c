@@ -77,6 +77,21 @@ static void text_pct(FILE *f, const char *name, const uint64_t *h, double p)
 		fprintf(f, ", %s < %" PRIu64 " us", name, v);
 }
 
+/* An instance's worker process: state, restarts, the last fault */
+static void print_worker(FILE *f, const struct rkmctl_gpus *g,
+			 const struct rkmctl_gpu *u)
+{
+	fprintf(f, "    worker: %s", u->wstate);
+	if (u->pid)
+		fprintf(f, ", pid %d", u->pid);
+	fprintf(f, "; %" PRIu64 " restarts, %" PRIu64 " faults", u->restarts,
+		u->faults);
+	if (u->faults)
+		fprintf(f, ", the last %lld s ago (%s)",
+			(long long)(g->now - u->fault_at), u->last_why);
+	fputc('\n', f);
+}
+
 /* The GPU status file: nothing when there is none */
 void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g)
 {
@@ -104,6 +119,8 @@ void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g)
 			fprintf(f, "serving");
 		fprintf(f, "; %" PRIu64 " jobs, %" PRIu64 " MiB, %" PRIu64 " re-run on another GPU, %" PRIu64 " failed back to the kernel\n",
 			u->jobs, u->mib, u->reruns, u->failed_back);
+		if (u->worker)
+			print_worker(f, g, u);
 	}
 }
 
@@ -236,6 +253,13 @@ static void json_gpu(FILE *f, const struct rkmctl_gpu *u)
 		fprintf(f, "null");
 	fprintf(f, ", \"reason\": ");
 	json_str_null(f, u->why);
+	if (u->worker) {
+		fprintf(f, ", \"worker\": {\"state\": \"%s\", \"pid\": %d, \"restarts\": %" PRIu64 ", \"faults\": %" PRIu64 ", \"last_fault_at\": %lld, \"last_reason\": ",
+			u->wstate, u->pid, u->restarts, u->faults,
+			(long long)u->fault_at);
+		json_str_null(f, u->last_why);
+		fputc('}', f);
+	}
 	fputc('}', f);
 }
 
