@@ -31,7 +31,7 @@ static struct {
 	pthread_mutex_t lock;
 	int n;
 	struct remap_note note[REMAP_MAX];
-} notes = { PTHREAD_MUTEX_INITIALIZER };
+} notes = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void rkmd_remap_reset(void)
 {

@@ -397,4 +397,5 @@ extern "C" const struct rkmd_backend_ops rkmd_cuda_backend = {
 	cuda_submit,
 	cuda_drain,
 	cuda_close,
+	1,	/* decode_want: DECODE writes only the wanted chunks */
 };

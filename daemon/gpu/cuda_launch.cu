@@ -23,6 +23,16 @@ static int ptr_ok(const struct cuda_backend *b, const uint8_t *ptr,
 	       a - lo <= b->len && b->len - (a - lo) >= len;
 }
 
+/* Does job j read or write chunk i of its stripes? */
+static int chunk_used(const struct rkmd_job *j, int i)
+{
+	if (j->op == RKMD_OP_DELTA)
+		return i >= j->k || (j->mask >> i & 1);
+	if (j->op == RKMD_OP_DECODE)
+		return !(j->mask >> i & 1) || (job_want(j) >> i & 1);
+	return 1;
+}
+
 int job_ok(struct cuda_backend *b, const struct rkmd_job *j)
 {
 	const int n = j->k + j->m;
@@ -40,10 +50,12 @@ int job_ok(struct cuda_backend *b, const struct rkmd_job *j)
 	if (!p)
 		return -EINVAL;
 	for (s = 0; s < j->nstripes; s++) {
-		/* DELTA: unchanged data chunks may be absent (NULL) */
+		/*
+		 * DELTA: unchanged data chunks may be absent (NULL);
+		 * DECODE: erased chunks that are not wanted too
+		 */
 		for (i = 0; i < n; i++)
-			if ((j->op != RKMD_OP_DELTA || i >= j->k ||
-			     (j->mask >> i & 1)) &&
+			if (chunk_used(j, i) &&
 			    !ptr_ok(b, j->chunk[(size_t)s * n + i], j->len))
 				return -EINVAL;
 		if (j->op == RKMD_OP_DELTA)
@@ -63,7 +75,8 @@ static int same_plan(const struct rkmd_job *j, const struct rkmd_job *h)
 	return j->op == h->op && j->k == h->k && j->m == h->m &&
 	       j->len == h->len &&
 	       (j->op == RKMD_OP_ENCODE || j->op == RKMD_OP_CHECK ||
-		j->mask == h->mask);
+		j->mask == h->mask) &&
+	       (j->op != RKMD_OP_DECODE || job_want(j) == job_want(h));
 }
 
 static void fill_table(const struct cuda_backend *b, const struct plan *p,

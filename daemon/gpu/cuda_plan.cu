@@ -99,7 +99,7 @@ struct rkg_jit *jit_for(struct cuda_backend *b, struct plan *p,
 	return p->jit_state == 2 ? p->jit : NULL;
 }
 
-/* ---- plans: what a job's (op, k, m, mask) means for the kernel -------- */
+/* ---- plans: what a job's (op, k, m, mask, want) means for the kernel -- */
 
 static struct rkm_code *get_code(struct cuda_backend *b, int k, int m)
 {
@@ -118,8 +118,8 @@ struct plan *get_plan(struct cuda_backend *b,
 			     const struct rkmd_job *j)
 {
 	const int k = j->k, m = j->m, n = k + m;
-	uint64_t mask = j->mask;
-	std::pair<uint64_t, uint64_t> key;
+	uint64_t mask = j->mask, want = 0;
+	std::tuple<uint64_t, uint64_t, uint64_t> key;
 	uint8_t par[RKM_MAX_M * RKM_MAX_N];
 	struct rkm_code *c;
 	struct plan *p;
@@ -127,8 +127,10 @@ struct plan *get_plan(struct cuda_backend *b,
 
 	if (j->op == RKMD_OP_ENCODE || j->op == RKMD_OP_CHECK)
 		mask = 0;
-	key = std::make_pair((uint64_t)j->op | (uint64_t)k << 8 |
-			     (uint64_t)m << 16, mask);
+	if (j->op == RKMD_OP_DECODE)
+		want = job_want(j);
+	key = std::make_tuple((uint64_t)j->op | (uint64_t)k << 8 |
+			      (uint64_t)m << 16, mask, want);
 	auto it = b->plans.find(key);
 	if (it != b->plans.end())
 		return it->second;
@@ -162,11 +164,12 @@ struct plan *get_plan(struct cuda_backend *b,
 		uint8_t surv[RKM_MAX_N], rows[RKM_MAX_M * RKM_MAX_N];
 		int ne;
 
+		/* outputs: the wanted chunks only, rows only for them */
 		if (!mask || (n < 64 && (mask >> n)) ||
-		    popcount64(mask) > m)
+		    popcount64(mask) > m || (want & ~mask))
 			goto bad;
-		ne = rkm_decode_matrix(c, mask, surv, rows);
-		if (ne <= 0 || ne != popcount64(mask))
+		ne = rkm_decode_matrix_want(c, mask, want, surv, rows);
+		if (ne <= 0 || ne != popcount64(want))
 			goto bad;
 		p->mode = RKG_STORE;
 		p->nin = k;
@@ -174,7 +177,7 @@ struct plan *get_plan(struct cuda_backend *b,
 		for (i = 0; i < k; i++)
 			p->in_idx[i] = surv[i];
 		for (e = 0, i = 0; i < n; i++)
-			if (mask >> i & 1)
+			if (want >> i & 1)
 				p->out_idx[e++] = i;
 		for (e = 0; e < ne; e++)
 			for (i = 0; i < k; i++)

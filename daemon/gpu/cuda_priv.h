@@ -12,6 +12,7 @@
 
 #include <map>
 #include <new>
+#include <tuple>
 #include <vector>
 
 #include <cuda.h>
@@ -155,7 +156,8 @@ struct cuda_backend {
 	uint64_t busy_until_ns;		/* estimated end of queued GPU work */
 	double ns_per_byte;
 
-	std::map<std::pair<uint64_t, uint64_t>, struct plan *> plans;
+	/* (op | k << 8 | m << 16, mask, DECODE's want) */
+	std::map<std::tuple<uint64_t, uint64_t, uint64_t>, struct plan *> plans;
 	struct rkm_code *code[RKM_MAX_N + 1][RKM_MAX_M + 1];
 	struct plan *owner[RKG_NREGION];	/* constant pool regions */
 	uint64_t lru_clock;
@@ -207,6 +209,12 @@ static inline int cuda_fatal(cudaError_t e)
 {
 	return e != cudaSuccess && e != cudaErrorMemoryAllocation &&
 	       e != cudaErrorInvalidValue;
+}
+
+/* DECODE: the chunks a job writes (want, 0 meaning all of mask) */
+static inline uint64_t job_want(const struct rkmd_job *j)
+{
+	return j->want ? j->want : j->mask;
 }
 
 static inline int cuda_errno(cudaError_t e)

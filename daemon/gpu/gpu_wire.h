@@ -30,7 +30,8 @@ struct rkg_msg_hdr {
 };
 
 /*
- * A job: nstripes * (k + m) chunk pointers follow, then, for DELTA,
+ * A job: nstripes * (k + m) chunk pointers follow (0: NULL, as DELTA's
+ * unchanged and DECODE's unwanted chunks may be), then, for DELTA,
  * nstripes * k old-data pointers (0: none).
  */
 struct rkg_wire_job {
@@ -39,6 +40,7 @@ struct rkg_wire_job {
 	uint32_t nstripes;
 	uint32_t nold;
 	uint64_t mask;
+	uint64_t want;		/* DECODE: the chunks written (0: all of mask) */
 };
 
 /* status 0 or -errno; CHECK: nresult int32 per stripe follow */

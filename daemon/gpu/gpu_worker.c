@@ -125,6 +125,7 @@ static struct wjob *job_of(const void *msg, size_t len, uint64_t id)
 	j->job.len = wj->len;
 	j->job.nstripes = wj->nstripes;
 	j->job.mask = wj->mask;
+	j->job.want = wj->want;
 	j->job.chunk = arr;
 	j->job.old = wj->nold ? arr + nch : NULL;
 	j->job.result = (int32_t *)(arr + nch + wj->nold);

@@ -202,7 +202,7 @@ static int send_job(struct inst *in, uint32_t id, const struct rkmd_job *j)
 	struct rkg_wire_job wj = {
 		.op = j->op, .k = j->k, .m = j->m, .len = j->len,
 		.nstripes = j->nstripes, .nold = (uint32_t)nold,
-		.mask = j->mask,
+		.mask = j->mask, .want = j->op == RKMD_OP_DECODE ? j->want : 0,
 	};
 	uint64_t *p, i;
 	int r;
@@ -496,7 +496,8 @@ static int mask_ok(const struct rkmd_job *j)
 
 	if (j->op == RKMD_OP_DECODE)
 		return j->mask && !(n < 64 && j->mask >> n) &&
-		       __builtin_popcountll(j->mask) <= j->m;
+		       __builtin_popcountll(j->mask) <= j->m &&
+		       !(j->want & ~j->mask);
 	if (j->op == RKMD_OP_DELTA)
 		return j->mask && !(j->mask >> j->k);
 	return 1;
@@ -520,9 +521,15 @@ static int job_ok(const struct multi *m, const struct rkmd_job *j)
 		return 0;
 	for (s = 0; s < j->nstripes; s++) {
 		for (i = 0; i < n; i++) {
-			/* DELTA: unchanged data chunks may be absent */
-			int used = j->op != RKMD_OP_DELTA || i >= j->k ||
-				   (j->mask >> i & 1);
+			/*
+			 * DELTA: unchanged data chunks may be absent;
+			 * DECODE: erased chunks that are not wanted too
+			 */
+			const uint64_t want = j->want ? j->want : j->mask;
+			int used = j->op == RKMD_OP_DELTA ?
+				   i >= j->k || (j->mask >> i & 1) :
+				   j->op == RKMD_OP_DECODE ?
+				   !(j->mask >> i & 1) || (want >> i & 1) : 1;
 
 			if (used && !ptr_ok(m, j->chunk[(size_t)s * n + i],
 					    j->len))
@@ -659,4 +666,5 @@ const struct rkmd_backend_ops rkmd_gpus_backend = {
 	.submit = multi_submit,
 	.drain = multi_drain,
 	.close = multi_close,
+	.decode_want = 1,	/* the workers' CUDA backend honours want */
 };

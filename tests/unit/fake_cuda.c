@@ -206,6 +206,7 @@ const struct rkmd_backend_ops rkmd_cuda_backend = {
 	.submit = fake_submit,
 	.drain = fake_drain,
 	.close = fake_close,
+	.decode_want = 1,	/* the CPU backend under it does */
 };
 
 int rkmd_cuda_dead(struct rkmd_backend *b, char *why, size_t len)
