@@ -347,9 +347,7 @@ static void km_wsync_done(struct km_wsync *w)
 	km_wsync_put_rdevs(w);
 	km_wsync_free_buffers(w);
 	km_claim_release(conf, &w->claim);
-	atomic64_inc(&conf->wsync_stats.windows);
-	atomic64_add(w->rows, &conf->wsync_stats.rows);
-	km_wsync_count_size(conf, w->rows);
+	atomic64_inc(&conf->wsync_stats.whole);
 	md_done_sync(conf->mddev, km_wsync_sectors(w), 1);
 	km_wsync_leave(conf);
 	kfree(w);
@@ -662,6 +660,9 @@ static bool km_wsync_start(struct km_wsync *w, int *why)
 		km_wsync_leave(conf);
 		return false;
 	}
+	atomic64_inc(&conf->wsync_stats.windows);
+	atomic64_add(w->rows, &conf->wsync_stats.rows);
+	km_wsync_count_size(conf, w->rows);
 	km_wsync_submit_reads(w);
 	return true;
 }
