@@ -122,6 +122,7 @@ void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 	for (i = 0; i < s->narrays; i++) {
 		fprintf(f, "%s:\n", s->array[i].name);
 		text_counters(f, &s->array[i].c);
+		rkmctl_sync_text(f, &s->array[i].sync);
 	}
 	if (s->have_latency) {
 		uint64_t n = latency_total(s->latency);
@@ -276,6 +277,7 @@ void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 		json_str(f, s->array[i].name);
 		fprintf(f, ", \"counters\": ");
 		json_counters(f, &s->array[i].c);
+		rkmctl_sync_json(f, &s->array[i].sync);
 		fputc('}', f);
 	}
 	fprintf(f, "]");

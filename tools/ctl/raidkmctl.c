@@ -130,7 +130,7 @@ static int status(int json, const char *gpus_file)
 	struct reply r = { 0, 0, &st };
 	struct nl_sock *sk;
 	struct nl_msg *msg;
-	int family, ret = 1;
+	int family, ret = 1, i;
 
 	rkmctl_gpus_read(gpus_file, "/proc", &st.gpus);
 	sk = nl_socket_alloc();
@@ -171,6 +171,9 @@ static int status(int json, const char *gpus_file)
 			ret < 0 ? nl_geterror(ret) : "empty reply");
 		ret = 1;
 	} else {
+		for (i = 0; i < st.narrays; i++)
+			rkmctl_sync_read("/sys", st.array[i].name,
+					 &st.array[i].sync);
 		if (json)
 			rkmctl_print_json(stdout, &st);
 		else
@@ -199,7 +202,10 @@ static void usage(FILE *f)
 "$RAIDKMD_STATUS_FILE, else " RKMD_GPU_STATUS_FILE "; no file: no GPU lines;\n"
 "a file left by a raidkmd that stopped is ignored and said so).\n"
 "--json prints one JSON object for monitoring.\n"
-"Per-array counters are also in /sys/block/mdX/md/.\n"
+"Each km array's sync windows (rebuild, resync and check by many rows:\n"
+"windows, rows, synced whole, redone by rows, member bios) are read from\n"
+"/sys/block/mdX/md/km/wide_sync_*.  Per-array counters are also in\n"
+"/sys/block/mdX/md/.\n"
 "Exit status: 0, 1 when raidkm is not loaded, 2 for bad usage.\n");
 }
 
