@@ -39,7 +39,7 @@
  * wide_sync_max_rows = 0.  Each fallback is counted by reason.
  *
  * A window holds conf->active_reads from its claim to its end, so that a
- * quiesce waits for it; at most KM_WSYNC_INFLIGHT run at a time.
+ * quiesce waits for it; at most KM_WSYNC_INFLIGHT (4) run at a time.
  */
 #include <linux/blkdev.h>
 #include <linux/slab.h>
@@ -51,7 +51,7 @@
 #include "../offload.h"
 #include "../uapi/raidkm.h"
 
-#define KM_WSYNC_INFLIGHT	2
+#define KM_WSYNC_INFLIGHT	4
 
 struct km_wsync {
 	struct km_conf *conf;
@@ -513,8 +513,7 @@ static void km_wsync_submit_job(struct km_wsync *w)
 	if (w->mode == KM_SYNC_RECOVER) {
 		/* the first k chunks read are the decode's survivors */
 		job->op = RKM_JOB_DECODE;
-		job->mask = km_mask_all(g->n) &
-			    ~km_plan_survivors(g->k, g->n, ~w->read, 0);
+		job->mask = km_plan_decode_mask(g->k, g->n, w->read, w->want);
 		job->want = w->want;
 	} else {
 		job->op = RKM_JOB_CHECK;
