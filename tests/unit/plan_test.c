@@ -188,6 +188,26 @@ static const char *check_rebuild(void)
 	return NULL;
 }
 
+/* Decode masks: the codec's first k unmasked chunks are what was read. */
+static const char *check_decode_mask(void)
+{
+	/* 8+3, data 1 lost: read 0,2..7,P; only chunk 1 computed */
+	if (km_plan_decode_mask(8, 11, 0x1fd, 0x2) != 0x2)
+		return "8+3 one lost";
+	/* 4+2, data 0 lost, replaced parity Q (5) read: 1,2,3,5 */
+	if (km_plan_decode_mask(4, 6, 0x2e, 0x1) != 0x11)
+		return "4+2 survivors skip P";
+	/* 4+2, P lost and wanted: data read, P computed, Q not */
+	if (km_plan_decode_mask(4, 6, 0xf, 0x10) != 0x10)
+		return "4+2 parity rebuilt";
+	/* more read than k: the first k are the survivors */
+	if (km_plan_decode_mask(4, 6, 0x3e, 0x1) != 0x1)
+		return "extra reads";
+	if (km_plan_decode_mask(4, 6, 0x7, 0x8))
+		return "fewer than k read";
+	return NULL;
+}
+
 /* Sync windows: chunk stripe end, limit, max rows. */
 static const char *check_window_rows(void)
 {
@@ -215,5 +235,6 @@ int main(void)
 	report("plan_survivors", check_survivors());
 	report("plan_rebuild", check_rebuild());
 	report("plan_window_rows", check_window_rows());
+	report("plan_decode_mask", check_decode_mask());
 	return failures ? 1 : 0;
 }

@@ -216,12 +216,13 @@ enum km_wsync_fallback {
 #define KM_WS_SIZES		5
 
 struct km_wsync_stats {
-	atomic64_t windows;		/* windows synced whole */
-	atomic64_t rows;		/* rows they synced */
+	atomic64_t windows;		/* windows started (member I/O sent) */
+	atomic64_t rows;		/* their rows */
+	atomic64_t whole;		/* windows synced without the row path */
 	atomic64_t member_bios;		/* member bios they sent */
 	atomic64_t member_bytes;
 	atomic64_t jobs;		/* decode and check jobs */
-	atomic64_t sizes[KM_WS_SIZES];
+	atomic64_t sizes[KM_WS_SIZES];	/* windows started, by rows */
 	atomic64_t fallbacks[KM_WS_NR];	/* windows gone to rows */
 };
 

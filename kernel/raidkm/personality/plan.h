@@ -80,6 +80,15 @@ int km_plan_rebuild(int k, int n, km_mask_t lost, km_mask_t rebuild,
 		    km_mask_t *read, km_mask_t *want);
 
 /*
+ * The erased mask of a DECODE job that computes @want from the chunks
+ * in @read (at least k of them): the codec takes the first k chunks not
+ * in the mask as its survivors, so the mask holds @want and every chunk
+ * below the k-th read one that was not read, and nothing else (a chunk
+ * in the mask is computed).  0 when fewer than k chunks were read.
+ */
+km_mask_t km_plan_decode_mask(int k, int n, km_mask_t read, km_mask_t want);
+
+/*
  * Rows of a sync window at member sector @start (row-aligned, else 0):
  * up to the end of @start's chunk stripe (chunk roles change there) and
  * @limit (the end of the sync, of the bitmap's sync blocks), at most

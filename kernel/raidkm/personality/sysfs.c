@@ -104,6 +104,7 @@ static struct md_sysfs_entry km_attr_wide_read_min_rows =
 /* Sync windows (wide_sync.c) */
 KM_RO_ATTR(wide_sync_windows, atomic64_read(&conf->wsync_stats.windows));
 KM_RO_ATTR(wide_sync_rows, atomic64_read(&conf->wsync_stats.rows));
+KM_RO_ATTR(wide_sync_whole, atomic64_read(&conf->wsync_stats.whole));
 KM_RO_ATTR(wide_sync_member_bios,
 	   atomic64_read(&conf->wsync_stats.member_bios));
 KM_RO_ATTR(wide_sync_member_bytes,
@@ -227,7 +228,7 @@ static atomic64_t *km_wsync_sizes(struct km_conf *conf)
 	return conf->wsync_stats.sizes;
 }
 
-/* Windows synced whole, by size in rows. */
+/* Windows started, by size in rows. */
 static ssize_t km_wide_sync_window_rows_show(struct mddev *mddev, char *page)
 {
 	return km_show_lines(mddev, page, km_wsync_size_names, KM_WS_SIZES,
@@ -329,6 +330,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_wide_sync_max_rows.attr,
 	&km_attr_wide_sync_windows.attr,
 	&km_attr_wide_sync_rows.attr,
+	&km_attr_wide_sync_whole.attr,
 	&km_attr_wide_sync_member_bios.attr,
 	&km_attr_wide_sync_member_bytes.attr,
 	&km_attr_wide_sync_jobs.attr,

@@ -39,7 +39,7 @@
  * wide_sync_max_rows = 0.  Each fallback is counted by reason.
  *
  * A window holds conf->active_reads from its claim to its end, so that a
- * quiesce waits for it; at most KM_WSYNC_INFLIGHT run at a time.
+ * quiesce waits for it; at most KM_WSYNC_INFLIGHT (4) run at a time.
  */
 #include <linux/blkdev.h>
 #include <linux/slab.h>
@@ -51,7 +51,7 @@
 #include "../offload.h"
 #include "../uapi/raidkm.h"
 
-#define KM_WSYNC_INFLIGHT	2
+#define KM_WSYNC_INFLIGHT	4
 
 struct km_wsync {
 	struct km_conf *conf;
@@ -347,9 +347,7 @@ static void km_wsync_done(struct km_wsync *w)
 	km_wsync_put_rdevs(w);
 	km_wsync_free_buffers(w);
 	km_claim_release(conf, &w->claim);
-	atomic64_inc(&conf->wsync_stats.windows);
-	atomic64_add(w->rows, &conf->wsync_stats.rows);
-	km_wsync_count_size(conf, w->rows);
+	atomic64_inc(&conf->wsync_stats.whole);
 	md_done_sync(conf->mddev, km_wsync_sectors(w), 1);
 	km_wsync_leave(conf);
 	kfree(w);
@@ -515,8 +513,7 @@ static void km_wsync_submit_job(struct km_wsync *w)
 	if (w->mode == KM_SYNC_RECOVER) {
 		/* the first k chunks read are the decode's survivors */
 		job->op = RKM_JOB_DECODE;
-		job->mask = km_mask_all(g->n) &
-			    ~km_plan_survivors(g->k, g->n, ~w->read, 0);
+		job->mask = km_plan_decode_mask(g->k, g->n, w->read, w->want);
 		job->want = w->want;
 	} else {
 		job->op = RKM_JOB_CHECK;
@@ -662,6 +659,9 @@ static bool km_wsync_start(struct km_wsync *w, int *why)
 		km_wsync_leave(conf);
 		return false;
 	}
+	atomic64_inc(&conf->wsync_stats.windows);
+	atomic64_add(w->rows, &conf->wsync_stats.rows);
+	km_wsync_count_size(conf, w->rows);
 	km_wsync_submit_reads(w);
 	return true;
 }
