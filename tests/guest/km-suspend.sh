@@ -31,7 +31,7 @@
 # "check" finds mismatch_cnt 0, the bitmap goes clean (its write counts
 # balanced through all of it); the harness fails the run on any kernel
 # warning or hung task.
-# timeout: 240
+# timeout: 420
 . /lib/raidkm/lib.sh
 # a previous scenario of the same boot may have left ramdisks (and, if
 # this one failed earlier in the boot, its dm devices) behind
