@@ -31,7 +31,7 @@
 # "check" finds mismatch_cnt 0, the bitmap goes clean (its write counts
 # balanced through all of it); the harness fails the run on any kernel
 # warning or hung task.
-# timeout: 240
+# timeout: 420
 . /lib/raidkm/lib.sh
 # a previous scenario of the same boot may have left ramdisks (and, if
 # this one failed earlier in the boot, its dm devices) behind
@@ -306,7 +306,13 @@ while [ $j -lt 4 ]; do
 	sleep 0.3
 	[ "$(cat $sp/state)" = spare ] || fail "d6 is '$(cat $sp/state)', not spare"
 	check mdadm_km /dev/md0 --remove $d6
-	[ -e $sp ] && fail "d6 still in the array after --remove"
+	# md deletes the member's sysfs directory from a work queue
+	i=0
+	while [ -e $sp ]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "d6 still in the array 10 s after --remove"
+		sleep 0.1
+	done
 	check mdadm_km --zero-superblock $d6
 	sleep 0.2
 	j=$((j + 1))
