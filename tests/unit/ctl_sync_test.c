@@ -73,7 +73,7 @@ int main(void)
 	put("md0", "wide_sync_rows", "5632\n");
 	put("md0", "wide_sync_whole", "43\n");
 	put("md0", "wide_sync_member_bios", "220\n");
-	put("md0", "wide_sync_member_bytes", "115343360\n");
+	put("md0", "wide_sync_bytes", "115343360\n");
 	put("md0", "wide_sync_fallbacks",
 	    "read_error 0\nwrite_error 0\nbad_block 0\nmismatch 1\nno_memory 0\n");
 	mkdirs("md1");

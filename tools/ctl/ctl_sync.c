@@ -56,7 +56,7 @@ void rkmctl_sync_read(const char *sysfs, const char *array,
 	read_u64(dir, "wide_sync_rows", &s->rows);
 	read_u64(dir, "wide_sync_whole", &s->whole);
 	read_u64(dir, "wide_sync_member_bios", &s->member_bios);
-	read_u64(dir, "wide_sync_member_bytes", &s->member_bytes);
+	read_u64(dir, "wide_sync_bytes", &s->member_bytes);
 	s->fallbacks = read_line_sum(dir, "wide_sync_fallbacks");
 	s->have = 1;
 }
