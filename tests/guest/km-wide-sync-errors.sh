@@ -49,13 +49,15 @@ for d in rerr:ram2 werr:ram6; do
 done
 check dmsetup mknodes
 R=/dev/mapper/rerr W=/dev/mapper/werr
-rname=$(basename $(readlink -f $R)) wname=$(basename $(readlink -f $W))
+# md names a member by its kernel name: dm-<minor>
+rname=dm-$(dmsetup info -c --noheadings -o minor rerr | tr -d ' ')
 
 A="--name=a --rw=write --bs=512k --size=16M --offset=0"
 check mdadm_km --create /dev/md0 --run --assume-clean --level=km --layout=m2 \
 	--raid-devices=6 --chunk=512 /dev/ram0 /dev/ram1 $R /dev/ram3 /dev/ram4 /dev/ram5
 fiov $A
 off=$(cat $S/dev-$rname/offset)
+[ -n "$off" ] || fail "no data offset for $rname"
 
 note "a read error in a rebuild window"
 # member sectors 4096..4127 of member 2 (chunk stripe 4)
@@ -79,9 +81,9 @@ check_clean md0 "with recorded rows"
 fiov $A --verify_only
 
 note "a write error in a rebuild window"
-woff=$off
-# member sectors 6144..6175 of the spare (chunk stripe 6) fail
-retable werr ram6 $((woff + 6144))
+# member sectors 6144..6175 of the spare (chunk stripe 6) fail (the
+# spare is given the members' data offset: same size)
+retable werr ram6 $((off + 6144))
 w0=$(fallback write_error)
 check mdadm_km /dev/md0 --fail /dev/ram3
 check mdadm_km /dev/md0 --remove /dev/ram3
