@@ -633,6 +633,25 @@ static bool km_wsync_prepare(struct km_wsync *w, sector_t lo,
 	return true;
 }
 
+/*
+ * The plan again once the rows are claimed: a member may have failed, or
+ * a row of the window been recorded bad, since.  KM_WS_NR when nothing
+ * changed, else the reason to go by rows.
+ */
+static int km_wsync_replan(struct km_wsync *w)
+{
+	km_mask_t read = w->read, want = w->want;
+	km_mask_t main = w->main, repl = w->repl;
+	int plan = km_wsync_plan(w);
+
+	if (plan != KM_WS_NR)
+		return plan < 0 ? KM_WS_GONE : plan;
+	if (read != w->read || want != w->want || main != w->main ||
+	    repl != w->repl)
+		return KM_WS_GONE;
+	return KM_WS_NR;
+}
+
 /* Claim the rows, take the members, read: the window is under way. */
 static bool km_wsync_start(struct km_wsync *w, int *why)
 {
@@ -651,8 +670,10 @@ static bool km_wsync_start(struct km_wsync *w, int *why)
 	spin_lock_irq(&conf->lock);
 	km_claim_rows(conf, &w->claim, w->claim.lo, w->claim.hi);
 	spin_unlock_irq(&conf->lock);
-	if (!km_wsync_get_rdevs(w)) {
-		*why = KM_WS_GONE;
+	*why = km_wsync_replan(w);
+	if (*why != KM_WS_NR || !km_wsync_get_rdevs(w)) {
+		if (*why == KM_WS_NR)
+			*why = KM_WS_GONE;
 		km_wsync_put_rdevs(w);
 		km_wsync_free_buffers(w);
 		km_claim_release(conf, &w->claim);
