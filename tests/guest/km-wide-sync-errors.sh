@@ -1,3 +1,4 @@
+# covers: km: sync windows; km: read errors; km: bad blocks
 # Sync windows (wide_sync.c) meeting member errors go by rows, where the
 # row path's error handling works as before.  km 4+2, 512 KiB chunks
 # (128-row windows); member 2 and one spare are dm devices over ramdisks

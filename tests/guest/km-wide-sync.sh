@@ -1,3 +1,4 @@
+# covers: km: sync windows; km: rebuild; km: check and repair
 # Rebuild, resync and check by windows of many rows (wide_sync.c).
 #  1. km 4+2 and 4+3 (512 KiB chunks: 128-row windows): fail 1..m
 #     members, rebuild onto as many spares at once; windows did the work

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: codec: wanted-subset decode; codec: every implementation against the scalar one
+ *
  * Unit test of the codec's wanted-subset decode (rkm_decode_want,
  * rkm_decode_matrix_want): in every implementation the CPU has and every
  * decode form, every erasure pattern of every (k, m) with k + m <= 12 is

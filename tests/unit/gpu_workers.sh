@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# covers: gpu: one worker process per GPU; gpu: fault isolation
 # raidkmd's GPU worker processes on fake GPUs (tests/unit/gpu_workers.mk):
 # gpu_loop_fake under the daemon core and the loopback ring, one worker
 # process per fake GPU: every job right with both serving; a failed
