@@ -188,23 +188,25 @@ static const char *check_rebuild(void)
 	return NULL;
 }
 
-/* Decode masks: the codec's first k unmasked chunks are what was read. */
+/* Decode masks: every chunk but the k survivors read, exactly m of them. */
 static const char *check_decode_mask(void)
 {
-	/* 8+3, data 1 lost: read 0,2..7,P; only chunk 1 computed */
-	if (km_plan_decode_mask(8, 11, 0x1fd, 0x2) != 0x2)
+	/* 8+3, data 1 lost: read 0,2..7,P; 1, Q and R erased (1 wanted) */
+	if (km_plan_decode_mask(8, 11, 0x1fd, 0x2) != 0x602)
 		return "8+3 one lost";
 	/* 4+2, data 0 lost, replaced parity Q (5) read: 1,2,3,5 */
 	if (km_plan_decode_mask(4, 6, 0x2e, 0x1) != 0x11)
 		return "4+2 survivors skip P";
-	/* 4+2, P lost and wanted: data read, P computed, Q not */
-	if (km_plan_decode_mask(4, 6, 0xf, 0x10) != 0x10)
+	/* 4+2, P lost and wanted: data read, P and Q erased */
+	if (km_plan_decode_mask(4, 6, 0xf, 0x10) != 0x30)
 		return "4+2 parity rebuilt";
-	/* more read than k: the first k are the survivors */
-	if (km_plan_decode_mask(4, 6, 0x3e, 0x1) != 0x1)
+	/* more read than k: the first k are the survivors, the rest erased */
+	if (km_plan_decode_mask(4, 6, 0x3e, 0x1) != 0x21)
 		return "extra reads";
 	if (km_plan_decode_mask(4, 6, 0x7, 0x8))
 		return "fewer than k read";
+	if (km_plan_decode_mask(4, 6, 0xf, 0x1))
+		return "want among the survivors";
 	return NULL;
 }
 

@@ -153,11 +153,8 @@ unsigned int km_plan_window_rows(km_sector_t start, km_sector_t limit,
 km_mask_t km_plan_decode_mask(int k, int n, km_mask_t read, km_mask_t want)
 {
 	km_mask_t surv = km_plan_survivors(k, n, ~read, 0);
-	int top = n - 1;
 
-	if (!surv)
+	if (!surv || (want & surv))
 		return 0;
-	while (!(surv & ((km_mask_t)1 << top)))
-		top--;
-	return want | (km_mask_all(top + 1) & ~surv);
+	return km_mask_all(n) & ~surv;
 }

@@ -80,11 +80,12 @@ int km_plan_rebuild(int k, int n, km_mask_t lost, km_mask_t rebuild,
 		    km_mask_t *read, km_mask_t *want);
 
 /*
- * The erased mask of a DECODE job that computes @want from the chunks
- * in @read (at least k of them): the codec takes the first k chunks not
- * in the mask as its survivors, so the mask holds @want and every chunk
- * below the k-th read one that was not read, and nothing else (a chunk
- * in the mask is computed).  0 when fewer than k chunks were read.
+ * The erased mask of a DECODE job that computes @want (its wanted mask)
+ * from the chunks in @read (at least k of them): every chunk but the
+ * first k read ones, which are the survivors, so that every chunk outside
+ * the mask is an input the job has (the ring describes each as one) and
+ * the mask holds exactly m chunks.  0 when fewer than k chunks were read
+ * or @want overlaps the survivors.
  */
 km_mask_t km_plan_decode_mask(int k, int n, km_mask_t read, km_mask_t want);
 

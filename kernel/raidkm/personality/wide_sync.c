@@ -282,10 +282,8 @@ static void km_wsync_free_buffers(struct km_wsync *w)
 	if (!w->run)
 		return;
 	if (w->run_arena) {
-		rkm_arena_free_run(w->run, w->run_pages);
-		/* a wide read may wait for the pages */
-		if (!list_empty_careful(&conf->wide_waiting))
-			queue_work(conf->retry_wq, &conf->wide_work);
+		/* a wide read or write may wait for the pages */
+		km_wide_put_run(conf, w->run, w->run_pages);
 	} else {
 		kvfree(w->run);
 	}
