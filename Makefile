@@ -11,7 +11,9 @@
 #   make demo         a km array in the QEMU guest: create, fio, fail, rebuild
 #   make bench-codec  codec vs ISA-L;   make bench-vm   km vs md raid6 (guest)
 #   make bench-reshape  km reshape vs md raid6 reshape, one disk added (guest)
+#   make test-index   Documentation/test-index.rst from the tests' covers: lines
 #   make clean
+#   V=1               every command in full (default: one line per step)
 #
 # Kernels (Documentation/kernels.rst): raidkm builds for Debian's 6.1 and
 # 6.12 series.  KVER picks the kernel one "make" builds for and boots in
@@ -42,6 +44,20 @@ KOBJ  := $(BUILD)/kmod/$(KVER)
 RAIDKM_KO := $(KOBJ)/raidkm.ko
 
 CC      ?= cc
+
+# Quiet build, in kbuild's style: one line per step ("  CC      build/
+# codec/avx2.o"); "make V=1" prints every command in full.  A recipe line
+# starts with $(Q_CC), $(Q_LD), $(Q_AR), $(Q_NVCC) or $(Q_GEN) for the
+# step it runs, $(Q) for one that need not be shown.
+V ?= 0
+quiet = $(if $(filter 1,$(V)),,@printf '  %-7s %s\n' '$(1)' '$(@:$(TOP)/%=%)';)
+Q      = $(if $(filter 1,$(V)),,@)
+Q_CC   = $(call quiet,CC)
+Q_LD   = $(call quiet,LD)
+Q_AR   = $(call quiet,AR)
+Q_NVCC = $(call quiet,NVCC)
+Q_GEN  = $(call quiet,GEN)
+export V
 # USER_CFLAGS and USER_LDFLAGS are added to every user-space compile and to
 # the links of the installed programs (the Debian packages pass
 # dpkg-buildflags' hardening flags through them)
@@ -89,6 +105,19 @@ FRAGMENTS := $(sort $(filter-out tools/vm/vm.mk,$(shell find kernel daemon tools
 include $(FRAGMENTS)
 include tools/vm/vm.mk
 
+# The test index (Documentation/test-index.rst): features against tests,
+# from each test's "covers:" line; its unit test fails when a test has
+# none or the index is stale
+.PHONY: test-index
+test-index:
+	@$(TOP)/tests/test-index.sh $(TOP)
+
+UNIT_TESTS += $(BUILD)/tests/test-index
+$(BUILD)/tests/test-index: $(TOP)/tests/test-index.sh
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec %s --check %s\n' $< $(TOP) >$@
+	@chmod +x $@
+
 user: $(USER_BINS) $(UNIT_TESTS)
 
 # ---- tests ------------------------------------------------------------------
@@ -105,7 +134,29 @@ check-guest: all $(VM_IMAGE)
 	@$(TOP)/tests/run-tests.sh --kernels "$(KVER)" \
 		--guest "$(or $(T),$(GUEST_SCENARIOS))"
 
-demo: all $(VM_IMAGE)
+# The demo's first screen is about raidkm: the build's steps go to
+# build/demo-build.log and only its milestones (raidkm.ko, mdadm,
+# raidkmd, the guest image) show; the log's end if it fails.  V=1 prints
+# every step here instead.
+DEMO_LOG  := $(BUILD)/demo-build.log
+DEMO_SHOW := ^  (LD \[M\]  .*raidkm\.ko|MAKE    mdadm|LD      build/bin/raidkmd|IMAGE )
+demo: kernel-check
+ifeq ($(V),1)
+	@$(MAKE) --no-print-directory all $(VM_IMAGE)
+else
+	@mkdir -p $(BUILD)
+	@echo "  BUILD   raidkm.ko ($(KVER)), mdadm with km, raidkmd, tools, guest image"
+	@echo "          (every step in build/demo-build.log; the first time takes minutes)"
+	@t0=$$(date +%s); \
+	{ $(MAKE) --no-print-directory all $(VM_IMAGE); echo $$? >$(DEMO_LOG).rc; } 2>&1 | \
+		tee $(DEMO_LOG) | sed -unE 's|$(TOP)/||; \%$(DEMO_SHOW)%p'; \
+	if [ "$$(cat $(DEMO_LOG).rc)" != 0 ]; then \
+		tail -n 40 $(DEMO_LOG) >&2; \
+		echo "raidkm: the build failed (whole log: build/demo-build.log)" >&2; \
+		exit 1; \
+	fi; \
+	echo "  BUILT   in $$(($$(date +%s) - t0)) s"
+endif
 	@$(TOP)/tools/vm/run-scenario.sh --kernel $(KVER) --show $(TOP)/tools/demo/demo.sh
 
 deps:

@@ -15,7 +15,7 @@
 # file, so both are used at recipe time only.  Without them raidkmd has
 # no cuda backend (a weak reference) and --backend=cuda says so.
 
-RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach
+RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach rkm_desc
 RKM_RING_DIR   := $(TOP)/kernel/raidkm/ring
 RKM_RING_HDRS  := $(wildcard $(RKM_RING_DIR)/*.h) $(TOP)/kernel/raidkm/uapi/raidkm.h
 RKM_RING_OBJS  := $(addprefix $(BUILD)/ring/,$(addsuffix .o,$(RKM_RING_NAMES)))
@@ -31,7 +31,7 @@ RKMD_CFLAGS    := $(HOST_CFLAGS) -I$(TOP)/daemon -pthread
 RKMD_DIR       := $(TOP)/daemon
 RKMD_HDRS      := $(wildcard $(RKMD_DIR)/*.h $(RKMD_DIR)/loopback/*.h $(RKMD_DIR)/bridge/*.h) \
 		  $(RKMD_DIR)/gpu/gpu_status.h $(RKM_RING_HDRS)
-RKMD_LIB_NAMES := core log backends backend_cpu shm_map transport_loop loopback/rkm_loop \
+RKMD_LIB_NAMES := core log backends backend_cpu shm_map shm_remap transport_loop loopback/rkm_loop \
 		  transport_bridge bridge/bridge_io
 RKMD_LIB_OBJS  := $(addprefix $(BUILD)/daemon/,$(addsuffix .o,$(RKMD_LIB_NAMES)))
 RKMD_LIB       := $(BUILD)/lib/librkmd.a
@@ -44,30 +44,30 @@ GUEST_BINS += $(RKMD_BIN)
 
 $(BUILD)/ring/%.o: $(RKM_RING_DIR)/%.c $(RKM_RING_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
 $(RKM_RING_LIB): $(RKM_RING_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q_AR)ar rcs $@ $^
 
 $(BUILD)/daemon/%.o: $(RKMD_DIR)/%.c $(RKMD_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(RKMD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/daemon/transport_nl.o: $(RKMD_DIR)/transport_nl.c $(RKMD_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) $(RKMD_NL_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(RKMD_CFLAGS) $(RKMD_NL_CFLAGS) -c -o $@ $<
 
 $(RKMD_LIB): $(RKMD_LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q_AR)ar rcs $@ $^
 
 $(RKMD_BIN): $(BUILD)/daemon/main.o $(BUILD)/daemon/transport_nl.o \
 		$(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_CODEC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) $(USER_LDFLAGS) -o $@ $(BUILD)/daemon/main.o \
+	$(Q_LD)$(CC) $(RKMD_CFLAGS) $(USER_LDFLAGS) -o $@ $(BUILD)/daemon/main.o \
 		$(BUILD)/daemon/transport_nl.o $(RKMD_CUDA_OBJS) $(RKMD_LINK) \
 		$(RKMD_NL_LIBS) $(RKMD_CUDA_LIBS)
 
@@ -84,7 +84,7 @@ $(RKM_RELAY_BIN): $(BUILD)/daemon/bridge/relay.o \
 		$(BUILD)/daemon/transport_nl.o $(RKMD_LIB) $(RKM_RING_LIB) \
 		$(RKMD_CODEC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) $(USER_LDFLAGS) -o $@ $(BUILD)/daemon/bridge/relay.o \
+	$(Q_LD)$(CC) $(RKMD_CFLAGS) $(USER_LDFLAGS) -o $@ $(BUILD)/daemon/bridge/relay.o \
 		$(BUILD)/daemon/transport_nl.o $(RKMD_LINK) $(RKMD_NL_LIBS)
 
 # ---- benchmark ------------------------------------------------------------
@@ -94,7 +94,7 @@ USER_BINS += $(RKMD_BENCH)
 $(RKMD_BENCH): $(RKMD_DIR)/bench/ring_bench.c $(RKMD_LIB) $(RKM_RING_LIB) \
 		$(RKMD_CODEC_LIB) $(RKMD_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LINK)
+	$(Q_CC)$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LINK)
 
 RING_BENCH_HOST ?= $(shell hostname -s)
 RING_BENCH_OUT = $(TOP)/bench/results/ring-$(shell date -u +%Y-%m-%d)-$(RING_BENCH_HOST).txt

@@ -144,7 +144,12 @@ while read -r f; do
 done
 find "$out/kernel" -xtype l -delete
 
-# ---- 4. kbuild ---------------------------------------------------------
-echo "$make${jobs:+ $jobs} -C $kdir M=$out modules"
+# ---- 4. kbuild (V=1 in the environment: every command in full) ----------
+verbose=""
+if [ "${V:-0}" = 1 ]; then
+	verbose=V=1
+	echo "$make${jobs:+ $jobs} -C $kdir M=$out modules"
+fi
 # shellcheck disable=SC2086
-$make $jobs -C "$kdir" M="$out" RAIDKM_MDINC="$mdinc" RAIDKM_KCONF="$out" modules
+$make $jobs --no-print-directory -C "$kdir" M="$out" RAIDKM_MDINC="$mdinc" \
+	RAIDKM_KCONF="$out" $verbose modules

@@ -5,8 +5,6 @@
  * is coded here, synchronously, on the in-kernel codec.
  */
 #include <linux/kernel.h>
-#include <linux/slab.h>
-#include <linux/mm.h>
 #include "rkm_job.h"
 #include "offload.h"
 
@@ -21,23 +19,10 @@ void rkm_job_run_cpu(struct rkm_job *job)
 		job->result = rkm_encode(c, job->len, (const u8 *const *)chunk,
 					 chunk + k);
 		break;
-	case RKM_JOB_DECODE: {
-		/* TEMPORARY SHIM until the codec honours want */
-		u64 extra = job->want ? job->mask & ~job->want : 0;
-		void *tmp[RKM_MAX_N] = { NULL };
-		int i;
-
-		for (i = 0; i < RKM_MAX_N; i++)
-			if ((extra >> i) & 1)
-				job->chunk[i] = tmp[i] = kvmalloc(job->len, GFP_NOIO);
-		job->result = rkm_decode(c, job->len, job->mask, chunk);
-		for (i = 0; i < RKM_MAX_N; i++)
-			if (tmp[i]) {
-				kvfree(tmp[i]);
-				job->chunk[i] = NULL;
-			}
+	case RKM_JOB_DECODE:
+		job->result = rkm_decode_want(c, job->len, job->mask,
+					      rkm_job_want(job), chunk);
 		break;
-	}
 	case RKM_JOB_DELTA:
 		job->result = rkm_delta(c, job->len, job->mask,
 					(const u8 *const *)job->old,

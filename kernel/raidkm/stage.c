@@ -51,6 +51,17 @@ static struct {
 	.lock = __SPIN_LOCK_UNLOCKED(stage.lock),
 };
 
+void rkm_stage_exit(void)
+{
+	vfree(stage.base);
+	bitmap_free(stage.used);
+	bitmap_free(stage.held);
+	stage.base = NULL;
+	stage.used = NULL;
+	stage.held = NULL;
+	stage.npages = 0;
+}
+
 int rkm_stage_init(void)
 {
 	if (stage_mb < 1 || stage_mb > RKM_STAGE_MAX_MB) {
@@ -63,28 +74,11 @@ int rkm_stage_init(void)
 	stage.used = bitmap_zalloc(stage.npages, GFP_KERNEL);
 	stage.held = bitmap_zalloc(stage.npages, GFP_KERNEL);
 	if (!stage.base || !stage.used || !stage.held) {
-		vfree(stage.base);
-		bitmap_free(stage.used);
-		bitmap_free(stage.held);
-		stage.base = NULL;
-		stage.used = NULL;
-		stage.held = NULL;
-		stage.npages = 0;
+		rkm_stage_exit();
 		return -ENOMEM;
 	}
 	stage.nfree = stage.npages;
 	return 0;
-}
-
-void rkm_stage_exit(void)
-{
-	vfree(stage.base);
-	bitmap_free(stage.used);
-	bitmap_free(stage.held);
-	stage.base = NULL;
-	stage.used = NULL;
-	stage.held = NULL;
-	stage.npages = 0;
 }
 
 u64 rkm_stage_bytes(void)

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# covers: packaging: Debian packages
 #
 # What "make deb" built holds what Documentation/packaging.rst says, and
 # the packaged programs run (unpacked into a scratch directory; nothing

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# covers: packaging: DKMS
 #
 # The raidkm-dkms package builds raidkm.ko with DKMS for every supported
 # kernel installed (6.1 and 6.12: those with headers in /lib/modules).

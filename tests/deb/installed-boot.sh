@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# covers: packaging: boot from an installed system; mdadm: auto-assembly (--assemble --scan, -I)
 #
 # The boot path on an installed system: a Debian 12 root is built from
 # the archive with raidkm's three packages installed by apt

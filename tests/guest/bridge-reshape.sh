@@ -1,3 +1,4 @@
+# covers: bridge: guest-RAM bridge; km: grow k; km: grow m; offload: result checks
 # Reshape coded across the guest-RAM bridge: raidkmd on the VM host (the
 # cpu backend here, cuda on the GPU host: tools/gpu-guest/run.sh) codes the
 # new parity of a km array growing online, in the kernel's own arena,

@@ -1,4 +1,5 @@
-# Issue 3: raidkm's codec initialises in the guest kernel: every
+# covers: codec: self-test at load; codec: implementation choice
+# raidkm's codec initialises in the guest kernel: every
 # implementation the (emulated) CPU supports passes its known-answer check
 # against the scalar reference, one is chosen, and the read-only module
 # parameter codec_impl names it.  The chosen one passed the self-test in

@@ -1,4 +1,5 @@
-# Issue 17: serving beyond one host.  A km 4+3 array exported through the
+# covers: km: NVMe-oF export; km: degraded I/O; km: rebuild
+# Serving beyond one host.  A km 4+3 array exported through the
 # kernel's NVMe-oF target (nvmet, nvmet-tcp; configfs) on 127.0.0.1:4420
 # and imported by the kernel's NVMe/TCP initiator (nvme-tcp, through
 # /dev/nvme-fabrics as "nvme connect" does): the namespace has the array's
@@ -7,7 +8,7 @@
 # running during the rebuild); data written through the initiator reads
 # back with three other members failed; then the initiator disconnects and
 # the target's configfs tree comes down, leaving md0 and the modules free.
-# timeout: 120
+# timeout: 180
 . /lib/raidkm/lib.sh
 
 N=7 M=3
@@ -97,11 +98,27 @@ note "fio write + verify through NVMe/TCP, healthy"
 fio_ns --rw=write --bs=64k --size=32M || { cat /tmp/fio.out; fail "fio, healthy"; }
 
 note "random writes verified as they go while $M members fail and rebuild"
-# the rebuild paced to last a few seconds under the running fio
+# fio passes back to back (random writes, verified as they go) until
+# /tmp/ns.stop exists, so that I/O runs through every step below however
+# long each takes; the rebuild paced to last a few seconds
 echo 8000 >/sys/block/md0/md/sync_speed_max || fail "sync_speed_max 8000"
-fio_ns --rw=randwrite --bs=16k --size=32M --verify_backlog=64 \
-	--time_based --runtime=14 &
+rm -f /tmp/ns.stop /tmp/ns.bad /tmp/ns.passes
+(
+	p=0
+	while [ ! -e /tmp/ns.stop ]; do
+		p=$((p + 1))
+		fio_ns --rw=randwrite --bs=16k --size=32M --number_ios=512 \
+			--verify_backlog=64 --randseed=$p ||
+			{ cp /tmp/fio.out /tmp/ns.bad; exit 1; }
+		echo $p >/tmp/ns.passes
+	done
+) &
 fio=$!
+# load_on WHEN: the fio passes are still running, none failed
+load_on() {
+	[ -e /tmp/ns.bad ] && { cat /tmp/ns.bad; fail "fio on /dev/$ns $1"; }
+	kill -0 $fio 2>/dev/null || fail "the fio passes ended $1"
+}
 sleep 2
 for d in $(members $M 1); do
 	check mdadm_km /dev/md0 --fail $d
@@ -111,22 +128,22 @@ degraded_is $M
 live "with $M members failed"
 check mdadm_km /dev/md0 --remove $(members $M 1)
 sleep 1
-kill -0 $fio 2>/dev/null || { cat /tmp/fio.out; fail "fio ended before the members came back"; }
+load_on "with $M members removed"
 check mdadm_km /dev/md0 --add $(members $M 1)
-# the rebuild must run while fio is still writing through the initiator
 i=0
 until grep -q recovery /proc/mdstat; do
 	i=$((i + 1))
 	[ $i -le 50 ] || fail "no recovery 5 s after --add: $(cat /proc/mdstat)"
 	sleep 0.1
 done
-kill -0 $fio 2>/dev/null || fail "fio ended before the rebuild started"
+load_on "when the rebuild started"
 grep -A3 '^md0' /proc/mdstat
 live "during the rebuild"
 wait_sync md0
-kill -0 $fio 2>/dev/null && during=yes || during=no
-echo "rebuild over; fio still running: $during"
-wait $fio || { cat /tmp/fio.out; fail "fio on /dev/$ns during fail/remove/add/rebuild"; }
+load_on "during the rebuild"
+touch /tmp/ns.stop
+wait $fio || { cat /tmp/ns.bad; fail "fio on /dev/$ns during fail/remove/add/rebuild"; }
+echo "rebuild over under $(cat /tmp/ns.passes) fio passes"
 grep 'err=' /tmp/fio.out
 degraded_is 0
 live "after the rebuild"

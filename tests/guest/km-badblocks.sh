@@ -1,3 +1,4 @@
+# covers: km: bad-block list
 # A member sector that can be neither read nor written goes to md's
 # bad-block list instead of failing the member.  km 4+2 (64 KiB chunks),
 # member 2 a dm device over a ramdisk whose table turns 32 sectors (four

@@ -1,3 +1,4 @@
+# covers: km: read errors
 # A member with bad sectors: a scsi_debug disk that answers MEDIUM ERROR
 # for reads of 64 sectors (writes succeed) under data chunk 2 of chunk
 # stripe 0, with wrong data planted there.  Reads of the array return

@@ -1,3 +1,4 @@
+# covers: km: create and initial resync; km: stop and assemble; km: sysfs and /proc/mdstat
 # km 4+2, 64 KiB chunk: create (initial resync), fio write + verify with
 # crc32c over sequential and random I/O of many block sizes, read back
 # after stop/assemble; /proc/mdstat, sysfs counters and geometry checks.
@@ -10,8 +11,9 @@ N=6 M=2
 ramdisks $N 16
 load_raidkm
 
-# slow the initial resync down (md's speed limit) to see its state
-echo 2000 > /proc/sys/dev/raid/speed_limit_max
+# hold the initial resync (md's speed limits at 1 KiB/s) to see its state
+echo 1 > /proc/sys/dev/raid/speed_limit_min
+echo 1 > /proc/sys/dev/raid/speed_limit_max
 check mdadm_km --create /dev/md0 --run --level=km --layout=m$M \
 	--raid-devices=$N --chunk=64 $(members $N)
 sleep 1
@@ -20,6 +22,7 @@ echo "$d" | grep -E 'State :|Resync Status'
 echo "$d" | grep -q 'State : .*resyncing' || fail "--detail does not say resyncing"
 echo "$d" | grep -q 'Resync Status' || fail "--detail has no Resync Status"
 echo 200000 > /proc/sys/dev/raid/speed_limit_max
+echo 1000 > /proc/sys/dev/raid/speed_limit_min
 grep -A2 '^md0 ' /proc/mdstat
 grep '^md0 : active' /proc/mdstat | grep -q ' km ' || fail "md0 not active as km"
 grep -A1 '^md0 ' /proc/mdstat | grep -q 'km m=2, 64k chunk, algorithm 0 \[6/6\] \[UUUUUU\]' ||

@@ -1,3 +1,4 @@
+# covers: km: write-intent bitmap; km: re-add
 # A member that drops out and comes back is brought up to date from the
 # write-intent bitmap, and from nothing else.  km 4+2 with an internal
 # bitmap: region A is written, member 1 is failed and removed, region B

@@ -1,3 +1,4 @@
+# covers: codec: decode forms and P+Q ways in the kernel
 # The codec's measured choices forced one at a time from the guest
 # (/sys/module/raidkm/parameters/codec_decode_form and codec_pq), so that
 # every combination runs in this kernel, whatever the timings at load

@@ -1,3 +1,4 @@
+# covers: km: concurrent writes to one stripe
 # Writers and a reader hammering the same stripe rows at once: four
 # writers each own one data chunk of the same two chunk stripes (so every
 # row gets concurrent partial-stripe writes from all of them, 4 KiB and

@@ -1,3 +1,4 @@
+# covers: km: unclean shutdown; km: write-intent bitmap
 # Unclean shutdown for real: a km 4+2 array with an internal write-intent
 # bitmap on six virtio disks takes a random-write stream when the guest
 # is cut off (sysrq-b: no sync, no clean stop).  The next boot assembles

@@ -1,3 +1,4 @@
+# covers: km: degraded I/O; km: rebuild; km: more than m failures
 # km 4+2, 64 KiB chunk: fail members between and during writes, read back
 # degraded, recover onto two spares at once, stop/assemble, then m+1
 # failures must fail I/O cleanly.
@@ -53,8 +54,10 @@ check mdadm_km /dev/md0 --remove /dev/ram1 /dev/ram4
 /sbin/mdadm --monitor --program=/tmp/ev.sh --delay=1 /dev/md0 </dev/null >/dev/null 2>&1 &
 mpid=$!
 sleep 2
-# throttled by md's speed limit, so that the recovering state is visible
-echo 1000 > $S/sync_speed_max
+# held by md's speed limits (1 KiB/s), so that the recovering state is
+# visible however slow the guest runs
+echo 1 > $S/sync_speed_min
+echo 1 > $S/sync_speed_max
 check mdadm_km /dev/md0 --add /dev/ram6 /dev/ram7
 sleep 2
 grep -A3 '^md0 ' /proc/mdstat
@@ -64,6 +67,7 @@ echo "$d" | grep -q 'State : .*recovering' || fail "--detail does not say recove
 echo "$d" | grep -q 'Rebuild Status' || fail "--detail has no Rebuild Status"
 echo "$d" | grep -c 'spare rebuilding' | grep -q '^2$' || fail "--detail: not two spares rebuilding"
 echo system > $S/sync_speed_max
+echo system > $S/sync_speed_min
 wait_sync md0
 grep -A1 '^md0 ' /proc/mdstat | grep -q '\[6/6\] \[UUUUUU\]' || fail "not clean after recovery: $(cat /proc/mdstat)"
 fiov $A --verify_only

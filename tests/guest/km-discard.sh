@@ -1,3 +1,4 @@
+# covers: km: discard
 # Discard (TRIM) on a km 4+2 array (64 KiB chunks, 256 KiB stripes) over
 # six scsi_debug disks that unmap (lbpu=1) and read unmapped blocks back
 # as zeroes (lbprz=1), each with its own store.

@@ -1,3 +1,4 @@
+# covers: km: geometries and chunk sizes; km: degraded I/O; km: rebuild
 # km over many geometries and chunk sizes: 2+1/4K, 6+3/512K, 8+4/64K,
 # 3+8/4K, 12+4/64K, 4+2/512K.  For each: fio writes with block sizes from
 # 512 B to 1 MiB straddling chunk and stripe boundaries (libaio, iodepth

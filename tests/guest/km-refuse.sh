@@ -1,3 +1,4 @@
+# covers: km: geometry validation in the kernel
 # The kernel validates km geometry itself (not trusting mdadm): arrays
 # assembled through md's sysfs interface with a bad layout word, m, k or
 # chunk size, or members too small, are refused with a kernel message

@@ -1,3 +1,4 @@
+# covers: km: hot replace
 # Hot replace (mdadm --replace), as raid6 does it: km 4+2 with a bitmap
 # and fio writing and verifying all along.
 #  1. --replace ram1 with a spare: the spare shows as (R) and is rebuilt
@@ -11,6 +12,7 @@
 #  4. the replacement fails half way: the old member stays, in sync.
 #  5. the array is stopped half way through a replacement and assembled
 #     again: the replacement resumes and completes.
+# "Half way" is exact: md's sync_max holds the replacement there.
 # After each: every byte verifies, check finds no mismatch.
 # timeout: 300
 . /lib/raidkm/lib.sh
@@ -30,8 +32,38 @@ settle() {
 	sleep 1
 	wait_sync md0
 }
-slow() { echo 2000 >/proc/sys/dev/raid/speed_limit_max; }
-fast() { echo 200000 >/proc/sys/dev/raid/speed_limit_max; }
+# slow: md's speed limits at 1 KiB/s hold every sync (a chunk now and
+# then) however slow the guest runs; fast: md's defaults
+slow() {
+	echo 1 >/proc/sys/dev/raid/speed_limit_min
+	echo 1 >/proc/sys/dev/raid/speed_limit_max
+}
+fast() {
+	echo 200000 >/proc/sys/dev/raid/speed_limit_max
+	echo 1000 >/proc/sys/dev/raid/speed_limit_min
+}
+# hold_half: the next replacement stops half way through the members
+# (md's sync_max, in member sectors, a chunk multiple) until go_on;
+# at_half WHAT waits until it got there
+HALF=$((MIB * 1024))
+hold_half() {
+	i=0
+	until echo $HALF >$S/sync_max 2>/dev/null; do	# EBUSY while md syncs
+		i=$((i + 1))
+		[ $i -lt 50 ] || fail "sync_max $HALF refused: $(cat /proc/mdstat)"
+		sleep 0.1
+	done
+}
+go_on() { echo max >$S/sync_max || fail "sync_max max"; }
+at_half() {
+	i=0
+	until c=$(cut -d' ' -f1 $S/sync_completed 2>/dev/null) &&
+	    [ "$c" -ge $HALF ] 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { cat /proc/mdstat; fail "$1: not half way after 60 s (sync_completed $(cat $S/sync_completed))"; }
+		sleep 0.1
+	done
+}
 # role DEV: DEV's slot number in md0, from sysfs ("none" for a spare)
 role() {
 	cat $S/dev-$1/slot 2>/dev/null || echo gone
@@ -64,15 +96,15 @@ load_check() {
 		fail "fio load failed ($1)"
 	fi
 }
-# replace_then_fail OLD VICTIM WHAT: start replacing OLD slowly, fail
-# VICTIM (OLD itself or its replacement) half way, let md finish
+# replace_then_fail OLD VICTIM WHAT: replace OLD, fail VICTIM (OLD
+# itself or its replacement) half way, let md finish
 replace_then_fail() {
-	slow
+	hold_half
 	check mdadm_km /dev/md0 --replace /dev/$1
-	sleep 2
-	replacing || { cat /proc/mdstat; fail "$3 did not start"; }
+	at_half "$3"
+	replacing || { cat /proc/mdstat; fail "$3 is not under way"; }
 	check mdadm_km /dev/md0 --fail /dev/$2
-	fast
+	go_on
 	settle
 	cat /proc/mdstat
 }
@@ -90,14 +122,11 @@ fiov $B
 note "1. --replace ram1 with a spare, under load"
 check mdadm_km /dev/md0 --add /dev/ram6
 [ "$(role ram6)" = none ] || fail "ram6 is not a spare: $(role ram6)"
-slow
+hold_half
 load_start
 check mdadm_km /dev/md0 --replace /dev/ram1
-n=0
-until replacing; do
-	n=$((n + 1)); [ $n -lt 50 ] || { cat /proc/mdstat; fail "no replacement started"; }
-	sleep 0.1
-done
+at_half "replacement 1"
+replacing || { cat /proc/mdstat; fail "no replacement under way"; }
 cat /proc/mdstat
 [ "$(role ram6)" = 1 ] || fail "the spare took slot $(role ram6), not 1"
 grep -q 'ram6\[[0-9]*\](R)' /proc/mdstat || fail "/proc/mdstat does not mark ram6 (R)"
@@ -110,7 +139,7 @@ grep -q 'active sync *\/dev\/ram1' /tmp/detail || fail "--detail: ram1 not activ
 note "two other members fail during the replacement: still no loss"
 check mdadm_km /dev/md0 --fail /dev/ram3 /dev/ram4
 fiov $A --verify_only
-fast
+go_on
 settle
 load_check "replacement 1"
 cat /proc/mdstat
@@ -164,14 +193,16 @@ check mdadm_km --zero-superblock /dev/ram0
 check mdadm_km /dev/md0 --add /dev/ram0
 [ "$(role ram0)" = none ] || fail "ram0 is not a spare: $(role ram0)"
 slot=$(role ram4)
-slow
+hold_half
 check mdadm_km /dev/md0 --replace /dev/ram4
-sleep 3
-replacing || { cat /proc/mdstat; fail "replacement 5 did not start"; }
+at_half "replacement 5"
+replacing || { cat /proc/mdstat; fail "replacement 5 is not under way"; }
 cat /proc/mdstat
 devs=$(ls $S | sed -n 's/^dev-//p' | sed 's|^|/dev/|')
 check mdadm_km --stop /dev/md0
 dmesg -c >/dev/null
+# the resumed replacement held until it is seen
+slow
 check mdadm_km --assemble /dev/md0 $devs
 sleep 1
 cat /proc/mdstat

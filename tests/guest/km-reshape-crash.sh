@@ -1,4 +1,5 @@
-# Issue 12, item 3: a power cut in the middle of each kind of reshape.
+# covers: km: reshape across a power cut; km: unclean shutdown
+# A power cut in the middle of each kind of reshape.
 # A km 3+2 array on five virtio disks holds fio-verified data (A, then B
 # written while the reshape runs, both ended by a flush).  Boot 1: grow k
 # to 4+2 onto a sixth disk and cut the power (sysrq-b) half way, while

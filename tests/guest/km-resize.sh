@@ -1,3 +1,4 @@
+# covers: km: resize
 # ->resize: a km 4+2 array created on part of its members grows to the
 # whole members (mdadm --grow --size=max): the new size is k times the
 # member size, the added region is resynced, old data still verifies and

@@ -1,3 +1,4 @@
+# covers: km: check and repair
 # Silent corruption planted behind md's back in two data chunks and one
 # parity chunk of a km 4+2 array: "check" counts the three rows,
 # "repair" locates each corrupted chunk, rebuilds and rewrites it (and

@@ -1,4 +1,5 @@
-# Issue 12, item 4 (first half): an md raid6 array taken over as km in
+# covers: km: raid6 takeover
+# An md raid6 array taken over as km in
 # place.  md raid6 (left-symmetric, md's default) over 6 members with an
 # internal bitmap is filled with fio-verified data, then taken over with
 # "mdadm --grow --level=km" (which writes md's level attribute) while it
@@ -114,13 +115,16 @@ echo km >$S/level 2>/dev/null && fail "took over raid5"
 [ "$(cat $S/level)" = raid5 ] || fail "level is $(cat $S/level) after a refused raid5 takeover"
 check mdadm_km --stop /dev/md0
 check mdadm_km --zero-superblock $(members 4)
-echo 1000 >/proc/sys/dev/raid/speed_limit_max
+# the resync held (md's speed limits at 1 KiB/s) until the refusal is seen
+echo 1 >/proc/sys/dev/raid/speed_limit_min
+echo 1 >/proc/sys/dev/raid/speed_limit_max
 check mdadm_km --create /dev/md0 --run --level=6 --raid-devices=6 \
 	--chunk=64 $(members 6)
 grep -A3 '^md0 ' /proc/mdstat | grep -q resync || fail "no resync to take over during"
 echo km >$S/level 2>/dev/null && fail "took over during a resync"
 [ "$(cat $S/level)" = raid6 ] || fail "level is $(cat $S/level) during resync"
 echo 200000 >/proc/sys/dev/raid/speed_limit_max
+echo 1000 >/proc/sys/dev/raid/speed_limit_min
 wait_sync md0
 check mdadm_km --stop /dev/md0
 echo "km-takeover: ok"

@@ -1,3 +1,4 @@
+# covers: km: wide degraded reads; km: coherence of wide reads with writers; km: rebuild
 # Wide reads against writers in the same chunk stripes (write_gen.c's
 # rule).  km 4+2, 64 KiB chunks, member 0 failed.  A reader reads the
 # lost data chunk of every chunk stripe (a wide read: 16 rows, decoded),

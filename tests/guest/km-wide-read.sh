@@ -1,3 +1,4 @@
+# covers: km: wide degraded reads; km: degraded I/O
 # Wide degraded reads (wide_read.c) over geometries from 2+1 to 16+8 and
 # chunks from 4 KiB to 512 KiB: the array is filled, its checksum taken
 # healthy, then members fail one after another (1, a middle count and m)

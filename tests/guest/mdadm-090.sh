@@ -1,4 +1,5 @@
-# Issue 19: km arrays on 0.90 metadata, as raid6 has them.  What 0.90
+# covers: mdadm: 0.90 metadata
+# km arrays on 0.90 metadata, as raid6 has them.  What 0.90
 # cannot describe is refused by mdadm with a message naming the limit, and
 # the refusal changes nothing (no member written, md not asked, a running
 # array as it was): 28 members (also with 0.90 from mdadm.conf), 26 + 2

@@ -1,4 +1,5 @@
-# Issue 2: assembling km arrays with the project's mdadm.  enough() knows a
+# covers: mdadm: assemble
+# Assembling km arrays with the project's mdadm.  enough() knows a
 # km array with m=3 of 8 starts from any 5 members: with 5 members mdadm
 # starts it (--run) or waits for the rest (no --run), with 4 it refuses.
 # Until the km personality runs arrays, every start attempt ends in the

@@ -1,4 +1,5 @@
-# Issue 2: mdadm --create --level=km --layout=m3 on 8 members writes 1.2
+# covers: mdadm: create, examine and detail
+# mdadm --create --level=km --layout=m3 on 8 members writes 1.2
 # superblocks that mdadm --examine reads back as km with m=3 (every field
 # asserted); --detail names km.  Until the km personality runs arrays the
 # kernel refuses RUN_ARRAY (mdadm writes the superblocks before that), so

@@ -1,4 +1,5 @@
-# Issue 2: mdadm refuses bad km geometries (m=0, m=17, k=1, k+m=65) with
+# covers: mdadm: geometry checks
+# mdadm refuses bad km geometries (m=0, m=17, k=1, k+m=65) with
 # a message naming the limit, before the kernel is touched: no md device
 # appears and no member gets a superblock or any other write.
 # timeout: 180

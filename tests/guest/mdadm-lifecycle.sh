@@ -1,4 +1,5 @@
-# Issue 2: a km array's life with the project's mdadm, as for raid6:
+# covers: mdadm: array life (fail, remove, re-add, monitor, stop)
+# A km array's life with the project's mdadm, as for raid6:
 # --create with --spare-devices, --assume-clean, --bitmap=internal, --run;
 # then --detail, --fail, --remove, --re-add, --add, --wait, --monitor,
 # --stop, --zero-superblock.  Until the km personality runs arrays the

@@ -1,4 +1,5 @@
-# Issue 2: raidkm.ko loads, md lists the km personality, and our mdadm is
+# covers: module: load
+# raidkm.ko loads, md lists the km personality, and our mdadm is
 # the one with km support.
 # timeout: 60
 . /lib/raidkm/lib.sh

@@ -1,4 +1,5 @@
-# Issue 2: rmmod raidkm leaves no trace (also after md used the
+# covers: module: unload
+# rmmod raidkm leaves no trace (also after md used the
 # personality), and the module loads again.
 # timeout: 120
 . /lib/raidkm/lib.sh

@@ -1,4 +1,5 @@
-# Issue 17: arrays come up by themselves.  With the personality's module
+# covers: mdadm: auto-assembly (--assemble --scan, -I)
+# Arrays come up by themselves.  With the personality's module
 # NOT loaded, "mdadm --assemble --scan" from an mdadm.conf ARRAY line
 # (written by "mdadm --detail --scan") loads it through md's
 # request_module("md-level-N") and starts the array; members that appear

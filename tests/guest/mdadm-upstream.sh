@@ -1,3 +1,4 @@
+# covers: mdadm: upstream tests at km
 # mdadm's own upstream tests (the mdadm source the build fetched), once
 # at md raid6 and again with the level replaced by km m=2 (and m=3 where
 # a test has 5 members), in this one boot: tools/mdadm-tests/, and

@@ -1,3 +1,4 @@
+# covers: offload: /dev/raidkm and mmap rules; offload: ATTACH refusals; offload: deadline; offload: daemon loss and CPU fallback
 # Offload path without a real daemon: /dev/raidkm and its mmap rules,
 # sysfs and parameter validation, the CPU fallback, every ATTACH refusal
 # (not open, unprivileged, bad session/version/attributes, second daemon,
@@ -99,12 +100,7 @@ expect 1 $PROBE complete-foreign
 note "one daemon at a time"
 $PROBE attach --hold=60 &
 holder=$!
-i=0
-while [ "$(stat daemon_state)" != running ]; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "probe did not attach"
-	sleep 0.1
-done
+wait_daemon_state running
 [ "$(stat daemon_pid)" = $holder ] || fail "daemon_pid $(stat daemon_pid), not $holder"
 [ "$(stat daemon_backend)" = probe ] || fail "daemon_backend"
 $PROBE stats

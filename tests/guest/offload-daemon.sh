@@ -1,3 +1,4 @@
+# covers: raidkmd: serving; offload: daemon loss and CPU fallback; offload: result checks
 # raidkmd with the CPU backend serving the kernel's jobs, driven by the
 # module's self-test load (/sys/kernel/raidkm/selftest: encode, decode,
 # delta and check jobs on arena pages, every result compared with the CPU
@@ -50,12 +51,7 @@ start_raidkmd --fault=delay:3000000
 off=$(rkm_stat jobs_offloaded)
 echo 2000 >$K/selftest &
 st=$!
-i=0
-while [ "$(rkm_stat jobs_in_flight)" = 0 ]; do
-	i=$((i + 1))
-	[ $i -lt 200 ] || fail "no job went to the daemon"
-	sleep 0.05
-done
+wait_jobs_in_flight 10
 raidkmctl status | grep -q '^selftest:' || fail "per-array counters not in raidkmctl status"
 kill -9 $daemon
 wait $st || fail "selftest failed after kill -9: $(cat $K/selftest)"

@@ -1,3 +1,4 @@
+# covers: raidkmd: serving; offload: daemon loss and CPU fallback; offload: result checks
 # A km 4+2 array coded by raidkmd (CPU backend): fio --verify passes and
 # the offload counters rise (global and the array's); kill -9 of the
 # daemon during fio loses nothing (fio passes, the re-run counter rises);
@@ -42,12 +43,7 @@ start_raidkmd --fault=delay:3000000
 reruns=$(rkm_stat reruns)
 $FIO --name=kill --rw=randwrite --bs=16k --iodepth=8 --size=16M --number_ios=1500 >/tmp/fio-kill.log 2>&1 &
 fio=$!
-i=0
-while [ "$(rkm_stat jobs_in_flight)" = 0 ]; do
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "no job went to the daemon"
-	sleep 0.05
-done
+wait_jobs_in_flight 30
 kill -9 $daemon
 wait $fio || { cat /tmp/fio-kill.log; fail "fio failed after kill -9 of the daemon"; }
 echo "re-runs $reruns -> $(rkm_stat reruns)"

@@ -1,4 +1,5 @@
-# A daemon must not be able to change what reaches the disks (issue 15).
+# covers: offload: hostile daemon; offload: late writes to staging
+# A daemon must not be able to change what reaches the disks.
 # raidkmd with fault injection on a km 4+2 array under fio --verify:
 # (i) --fault=write-input:N writes a data chunk it was given to code: the
 # input arena is mapped read-only (RAIDKM_FEAT_RO_INPUT), the write
@@ -8,7 +9,10 @@
 # are staged and copied into the stripe when the completion is accepted,
 # so the late writes reach nothing.  Each: fio sees no error, check gives
 # mismatch_cnt 0, no kernel warning; then an honest raidkmd attaches and
-# serves; (iii) the same late writes while the array runs with m members
+# serves.  The same with one serving thread and ENCODE jobs only, where
+# nothing else can explain a mismatch: the kernel takes the outputs
+# before it moves the completion ring's head, so no late write after the
+# head moved is judged a wrong result; (iii) the same late writes while the array runs with m members
 # failed (decodes for degraded reads and writes) and while it rebuilds
 # them onto spares: a late write reaches nothing, or lands in the staging
 # of a later job of the same daemon and is caught by the result checks
@@ -98,6 +102,30 @@ for r in 1 2 3; do
 done
 late_end write-output-late
 honest write-output-late
+
+note "(ii) the window: one serving thread, full stripes only, every result checked in full"
+# raidkmd --threads=0 codes every job on its serving thread, which makes
+# the late write itself 1 ms after the completion head passed the job:
+# no job it codes later can have written its outputs before (a later
+# job's outputs overwrite it), and full-stripe writes make ENCODE jobs
+# only (DELTA's staging would start as the parity).  The kernel copies
+# the outputs before it moves the head: every late write reaches nothing,
+# no result is judged wrong, the daemon keeps serving.
+: >$RKMD_LOG
+mis0=$(rkm_stat verify_mismatches)
+check sh -c "echo 1000000 >$P/verify_ppm"
+start_raidkmd --threads=0 --fault=write-output-late:5
+for r in 1 2 3; do
+	check $FIO --name=win$r --rw=write --bs=256k --iodepth=4 --size=16M
+done
+late=$(grep -c 'overwrote .* output chunk' $RKMD_LOG)
+mis=$(($(rkm_stat verify_mismatches) - mis0))
+echo "window: $late late writes after the head moved, verify mismatches $mis, daemon $(rkm_stat daemon_state)"
+[ "$late" -gt 0 ] || fail "window: no late overwrite injected"
+[ "$mis" = 0 ] || fail "window: $mis late writes after the completion head moved were taken as results"
+[ "$(rkm_stat daemon_state)" = running ] || fail "window: the daemon was dropped"
+check sh -c "echo 10000 >$P/verify_ppm"
+late_end window
 
 note "(iii) late writes during degraded I/O and a rebuild: --fault=write-output-late:10"
 : >$RKMD_LOG

@@ -46,6 +46,18 @@
 
 #define DEV "/dev/raidkm"
 
+/*
+ * for_each_attr(a, start, len): the attributes at @start in @len bytes,
+ * each whole within them (@len counts down; a short or overlong one ends
+ * the walk)
+ */
+#define for_each_attr(a, start, len)					\
+	for ((a) = (struct nlattr *)(start);				\
+	     (len) >= NLA_HDRLEN && (a)->nla_len >= NLA_HDRLEN &&	\
+	     (a)->nla_len <= (len);					\
+	     (len) -= NLA_ALIGN((a)->nla_len),				\
+	     (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+
 static int nl_fd = -1;
 static int family;
 static uint32_t seq = 1;
@@ -159,10 +171,7 @@ static int resolve_family(void)
 	if (ret)
 		return ret;
 	len = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	for (a = (struct nlattr *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
-	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+	for_each_attr(a, (char *)NLMSG_DATA(nh) + GENL_HDRLEN, len)
 		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
 			family = *(uint16_t *)((char *)a + NLA_HDRLEN);
 	return family ? 0 : -ENOENT;
@@ -186,10 +195,7 @@ static void print_stats(const char *prefix, struct nlattr *nest)
 	int len = nest->nla_len - NLA_HDRLEN;
 	struct nlattr *a;
 
-	for (a = (struct nlattr *)((char *)nest + NLA_HDRLEN);
-	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+	for_each_attr(a, (char *)nest + NLA_HDRLEN, len) {
 		uint64_t v;
 
 		if (a->nla_type >= RAIDKM_STAT_PAD || !stat_name[a->nla_type])
@@ -213,10 +219,7 @@ static int cmd_stats(void)
 	if (ret)
 		return ret;
 	len = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	for (a = (struct nlattr *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
-	     len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+	for_each_attr(a, (char *)NLMSG_DATA(nh) + GENL_HDRLEN, len) {
 		void *p = (char *)a + NLA_HDRLEN;
 
 		switch (a->nla_type & NLA_TYPE_MASK) {

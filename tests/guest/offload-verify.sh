@@ -1,3 +1,4 @@
+# covers: offload: result checks; offload: lying daemon
 # Wrong daemon results never land unnoticed, under the DEFAULT module
 # parameters (verify_spot=1, verify_fresh_jobs=1024, verify_ppm=10000):
 # a lying raidkmd on a km 4+2 array under fio --verify, (i) skip:1 (never

@@ -5,6 +5,6 @@ RKM_PROBE := $(BUILD)/bin/rkm-offload-probe
 
 $(RKM_PROBE): $(TOP)/tests/guest/offload-probe.c $(TOP)/kernel/raidkm/uapi/raidkm.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $<
 
 GUEST_BINS += $(RKM_PROBE)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# covers: style: kernel coding style
 # Every kernel source file passes checkpatch.pl --no-tree with no error and
 # no warning.  usage: checkpatch.sh CHECKPATCH_PL TOP
 cp=$1

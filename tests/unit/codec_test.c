@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: codec: encode, decode, delta, check and locate; codec: every implementation against the scalar one
+ *
  * Unit test of the raidkm codec (build/lib/librkmcodec.a, the sources
  * raidkm.ko builds): the code's construction and MDS property, P/Q
  * against an independent RAID-6 reference, every implementation against

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: tools: raidkmctl
+ *
  * raidkmctl's printing (tools/ctl/ctl_print.c) on made-up GET_STATS
  * replies: latency percentiles from the log2 histogram, the text lines an
  * operator reads, and --json parsed back by Python's json module (values,

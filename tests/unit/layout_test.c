@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: km: layout; km: stripe spans of wide reads
+ *
  * Unit test of the km geometry (kernel/raidkm/personality/layout.c),
  * built from the same source as the module (plan.c: plan_test.c).
  *

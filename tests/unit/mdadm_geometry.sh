@@ -1,4 +1,5 @@
 #!/bin/sh
+# covers: mdadm: geometry checks
 # Unit test of the km option handling in the project's mdadm (host side):
 # bad km geometries must be refused with a message naming the limit, exit
 # status 2, before any device is opened; good ones must pass the checks.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * covers: km: write plan; km: survivors of wide reads and sync windows
+ *
  * Unit test of the stripe I/O planner (kernel/raidkm/personality/plan.c),
  * built from the same source as the module.
  *

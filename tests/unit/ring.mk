@@ -9,7 +9,7 @@ UNIT_TESTS += $(RING_TEST) $(FUZZ_RING_TEST) $(DAEMON_LOOP_TEST)
 
 $(RING_TEST): $(TOP)/tests/unit/ring_test.c $(TOP)/tests/unit/unit_check.h $(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LIB) $(RKM_RING_LIB) -pthread
+	$(Q_CC)$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LIB) $(RKM_RING_LIB) -pthread
 
 # The fuzz driver builds the ring sources itself, with ASan and UBSan
 # where the compiler has them.
@@ -19,7 +19,7 @@ RKM_RING_SRCS := $(addprefix $(RKM_RING_DIR)/,$(addsuffix .c,$(RKM_RING_NAMES)))
 
 $(FUZZ_RING_TEST): $(TOP)/tests/unit/fuzz_ring.c $(RKM_RING_SRCS) $(RKM_RING_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(FUZZ_SAN) -o $@ $< $(RKM_RING_SRCS)
+	$(Q_CC)$(CC) $(HOST_CFLAGS) $(FUZZ_SAN) -o $@ $< $(RKM_RING_SRCS)
 
 # libFuzzer target (clang only, not a unit test): make fuzz-ring-libfuzzer
 FUZZ_LIBFUZZER := $(BUILD)/tests/fuzz_ring_libfuzzer
@@ -28,10 +28,10 @@ fuzz-ring-libfuzzer: $(FUZZ_LIBFUZZER)
 	$(FUZZ_LIBFUZZER) -max_total_time=60 -seed=1
 $(FUZZ_LIBFUZZER): $(TOP)/tests/unit/fuzz_ring.c $(RKM_RING_SRCS) $(RKM_RING_HDRS)
 	@mkdir -p $(@D)
-	clang -O1 -g -std=gnu11 -I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi \
+	$(Q_CC)clang -O1 -g -std=gnu11 -I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi \
 		-DRKM_LIBFUZZER -fsanitize=fuzzer,address,undefined -o $@ $< $(RKM_RING_SRCS)
 
 $(DAEMON_LOOP_TEST): $(TOP)/tests/unit/daemon_loop_test.c $(TOP)/tests/unit/unit_check.h $(RKMD_LIB) $(RKM_RING_LIB) \
 		$(RKMD_CODEC_LIB) $(RKMD_HDRS) | $(RKMD_BIN)
 	@mkdir -p $(@D)
-	$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LINK)
+	$(Q_CC)$(CC) $(RKMD_CFLAGS) -o $@ $< $(RKMD_LINK)

@@ -39,7 +39,7 @@ BENCH_CODEC_SKIP := $(if $(ISAL_NEW_WHY),--skipped '$(ISAL_NEW): $(ISAL_NEW_WHY)
 
 $(BENCH_CODEC): $(TOP)/tools/bench/bench_codec.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -ldl -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -ldl -lpthread
 
 # ISA-L's own build (Makefile.unx slib), kept out of this make's variables
 $(ISAL_NEW_SO): $(ISAL_NEW_TGZ)
@@ -55,7 +55,7 @@ $(ISAL_NEW_SO): $(ISAL_NEW_TGZ)
 
 $(ISAL_OLD_SO): $(ISAL_OLD_SYS)
 	@mkdir -p $(@D)
-	cp $< $@
+	$(Q_GEN)cp $< $@
 
 .PHONY: bench-codec
 bench-codec: $(BENCH_CODEC) $(BENCH_CODEC_REFS)
@@ -73,3 +73,15 @@ bench-codec: $(BENCH_CODEC) $(BENCH_CODEC_REFS)
 .PHONY: bench-gpu-guest
 bench-gpu-guest: vm-image $(RKMD_BIN)
 	@$(TOP)/tools/bench/bench-gpu-guest.sh
+
+# "make bench-want": decoding only the wanted chunks against decoding
+# every erased one, each decode form (tools/bench/bench_want.c)
+BENCH_WANT := $(BUILD)/bench/bench_want
+
+$(BENCH_WANT): $(TOP)/tools/bench/bench_want.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+
+.PHONY: bench-want
+bench-want: $(BENCH_WANT)
+	$(BENCH_WANT) $(BENCH_ARGS)

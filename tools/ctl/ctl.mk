@@ -6,25 +6,24 @@ RKMCTL_BIN := $(BUILD)/bin/raidkmctl
 USER_BINS  += $(RKMCTL_BIN)
 GUEST_BINS += $(RKMCTL_BIN)
 RKMCTL_SRCS := $(TOP)/tools/ctl/raidkmctl.c $(TOP)/tools/ctl/ctl_print.c \
-	$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_sync.c
+	$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_km.c
 RKMCTL_HDRS := $(TOP)/tools/ctl/ctl_status.h $(TOP)/tools/ctl/ctl_gpus.h \
-	$(TOP)/tools/ctl/ctl_sync.h \
+	$(TOP)/tools/ctl/ctl_km.h \
 	$(TOP)/daemon/gpu/gpu_status.h $(TOP)/kernel/raidkm/uapi/raidkm.h
 RKMCTL_CFLAGS := $(HOST_CFLAGS) -I$(TOP)/tools/ctl -I$(TOP)/daemon
 
 $(RKMCTL_BIN): $(RKMCTL_SRCS) $(RKMCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) $(RKMD_NL_CFLAGS) $(USER_LDFLAGS) -o $@ $(RKMCTL_SRCS) $(RKMD_NL_LIBS)
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) $(RKMD_NL_CFLAGS) $(USER_LDFLAGS) -o $@ $(RKMCTL_SRCS) $(RKMD_NL_LIBS)
 
 # unit test of the printing (text and --json, checked by python3)
 CTL_PRINT_TEST := $(BUILD)/tests/ctl_print_test
 UNIT_TESTS += $(CTL_PRINT_TEST)
 $(CTL_PRINT_TEST): $(TOP)/tests/unit/ctl_print_test.c $(TOP)/tools/ctl/ctl_print.c \
-		$(TOP)/tools/ctl/ctl_sync.c $(RKMCTL_HDRS) \
-		$(TOP)/tests/unit/unit_check.h $(TOP)/tests/unit/ctl_test_util.h
+		$(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
+		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c \
-		$(TOP)/tools/ctl/ctl_sync.c
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c
 
 # unit test of the GPU status file: good, stale, malformed, truncated
 # (every prefix) and damaged files, read and printed; ASan and UBSan where
@@ -32,18 +31,18 @@ $(CTL_PRINT_TEST): $(TOP)/tests/unit/ctl_print_test.c $(TOP)/tools/ctl/ctl_print
 CTL_GPUS_TEST := $(BUILD)/tests/ctl_gpus_test
 UNIT_TESTS += $(CTL_GPUS_TEST)
 $(CTL_GPUS_TEST): $(TOP)/tests/unit/ctl_gpus_test.c $(TOP)/tools/ctl/ctl_gpus.c \
-		$(TOP)/tools/ctl/ctl_print.c $(TOP)/tools/ctl/ctl_sync.c \
-		$(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
+		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
-		$(TOP)/tools/ctl/ctl_print.c $(TOP)/tools/ctl/ctl_sync.c
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
+		$(TOP)/tools/ctl/ctl_print.c
 
-# unit test of the sync-window counters: read from a made-up sysfs tree
-# (all there, missing, one unreadable), printed as text and --json
-CTL_SYNC_TEST := $(BUILD)/tests/ctl_sync_test
-UNIT_TESTS += $(CTL_SYNC_TEST)
-$(CTL_SYNC_TEST): $(TOP)/tests/unit/ctl_sync_test.c $(TOP)/tools/ctl/ctl_sync.c \
-		$(TOP)/tools/ctl/ctl_sync.h $(TOP)/tests/unit/unit_check.h
+# unit test of the km data path counters read from a made-up sysfs tree
+CTL_KM_TEST := $(BUILD)/tests/ctl_km_test
+UNIT_TESTS += $(CTL_KM_TEST)
+$(CTL_KM_TEST): $(TOP)/tests/unit/ctl_km_test.c $(TOP)/tools/ctl/ctl_km.c \
+		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
+		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_sync.c
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_km.c \
+		$(TOP)/tools/ctl/ctl_print.c

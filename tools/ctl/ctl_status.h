@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include "uapi/raidkm.h"
 #include "ctl_gpus.h"
-#include "ctl_sync.h"
+#include "ctl_km.h"
 
 #define RKMCTL_MAX_ARRAYS	256
 #define RKMCTL_NAME_MAX		32
@@ -41,7 +41,7 @@ struct rkmctl_status {
 	struct {
 		char name[RKMCTL_NAME_MAX];
 		struct rkmctl_counters c;
-		struct rkmctl_sync sync;	/* its sync windows (sysfs) */
+		struct rkmctl_km km;	/* data path, from sysfs */
 	} array[RKMCTL_MAX_ARRAYS];
 	int have_latency;
 	uint64_t latency[RAIDKM_LAT_BUCKETS];

@@ -112,6 +112,7 @@ static int on_reply(struct nl_msg *msg, void *arg)
 			   at[RAIDKM_A_ARRAY_NAME]);
 		if (at[RAIDKM_A_STATS])
 			get_counters(at[RAIDKM_A_STATS], &st->array[i].c);
+		rkmctl_km_read("/sys", st->array[i].name, &st->array[i].km);
 	}
 	return NL_OK;
 }
@@ -130,7 +131,7 @@ static int status(int json, const char *gpus_file)
 	struct reply r = { 0, 0, &st };
 	struct nl_sock *sk;
 	struct nl_msg *msg;
-	int family, ret = 1, i;
+	int family, ret = 1;
 
 	rkmctl_gpus_read(gpus_file, "/proc", &st.gpus);
 	sk = nl_socket_alloc();
@@ -171,9 +172,6 @@ static int status(int json, const char *gpus_file)
 			ret < 0 ? nl_geterror(ret) : "empty reply");
 		ret = 1;
 	} else {
-		for (i = 0; i < st.narrays; i++)
-			rkmctl_sync_read("/sys", st.array[i].name,
-					 &st.array[i].sync);
 		if (json)
 			rkmctl_print_json(stdout, &st);
 		else
@@ -202,10 +200,8 @@ static void usage(FILE *f)
 "$RAIDKMD_STATUS_FILE, else " RKMD_GPU_STATUS_FILE "; no file: no GPU lines;\n"
 "a file left by a raidkmd that stopped is ignored and said so).\n"
 "--json prints one JSON object for monitoring.\n"
-"Each km array's sync windows (rebuild, resync and check by many rows:\n"
-"windows, rows, synced whole, redone by rows, member bios) are read from\n"
-"/sys/block/mdX/md/km/wide_sync_*.  Per-array counters are also in\n"
-"/sys/block/mdX/md/.\n"
+"Per km array, the data path's counters (wide reads, member reads, fallbacks\n"
+"by reason) from /sys/block/mdX/md/km/, where they also are.\n"
 "Exit status: 0, 1 when raidkm is not loaded, 2 for bad usage.\n");
 }
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# covers: mdadm: upstream tests at km
 # Unit test (host, make check-unit) of tools/mdadm-tests against the
 # mdadm source the build fetched: every variant of every test can be made
 # (variants.sh checks each rewrite took), each is valid bash, a km variant

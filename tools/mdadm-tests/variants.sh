@@ -59,7 +59,8 @@ TESTS="00raid6 00readonly 00names 01raid6integ 01r6fail 01replace 02r6grow
 05r6-grow-internal 05r6-grow-internal-1 05r6-grow-external 05r6-re-add
 06name 06sysfs"
 
-# the CI set ("make check"): every test issue 19 names, each bitmap test
+# the CI set ("make check"): 01raid6integ, every 04update-*/04r6update
+# and the internal-bitmap tests, each bitmap test
 # in one metadata form where its forms take long (05r6-internalbitmap,
 # 05r6-grow-internal: about 45 s and 30 s per level, 0.90 and 1.x alike),
 # 12 to 15 minutes of guest time per kernel; the others ("full") run with

@@ -144,6 +144,16 @@ rkm_stat() {
 	cat $RKM_SYS/$1
 }
 
+# wait_jobs_in_flight SECONDS: until the daemon holds a job
+wait_jobs_in_flight() {
+	i=0
+	while [ "$(rkm_stat jobs_in_flight)" = 0 ]; do
+		i=$((i + 1))
+		[ $i -lt $(($1 * 20)) ] || fail "no job went to the daemon in $1 s"
+		sleep 0.05
+	done
+}
+
 # wait_daemon_state STATE [SECONDS]: until daemon_state is STATE (10 s)
 wait_daemon_state() {
 	i=0

@@ -22,12 +22,12 @@ RKM_CODEC_FLAGS_gfni   := -mgfni -mavx2 -mavx512f -mavx512bw
 
 $(RKM_CODEC_OBJ)/%.o: $(RKM_CODEC_DIR)/%.c $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(RKM_CODEC_FLAGS_$*) -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) $(RKM_CODEC_FLAGS_$*) -c -o $@ $<
 
 $(RKM_CODEC_LIB): $(RKM_CODEC_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q_AR)ar rcs $@ $^
 
 # The same sources once more with the code-generation flags of the kernel
 # builds (Linux 6.12's Makefile and arch/x86/Makefile, as kbuild passes
@@ -49,12 +49,12 @@ RKM_CODEC_KOBJS := $(addprefix $(RKM_CODEC_KOBJ)/,$(addsuffix .o,$(RKM_CODEC_NAM
 
 $(RKM_CODEC_KOBJ)/%.o: $(RKM_CODEC_DIR)/%.c $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(RKM_CODEC_KFLAGS) $(RKM_CODEC_FLAGS_$*) -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) $(RKM_CODEC_KFLAGS) $(RKM_CODEC_FLAGS_$*) -c -o $@ $<
 
 $(RKM_CODEC_KLIB): $(RKM_CODEC_KOBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q_AR)ar rcs $@ $^
 
 # ---- unit test ----------------------------------------------------------
 RKM_CODEC_TEST := $(BUILD)/tests/codec_test
@@ -62,13 +62,26 @@ UNIT_TESTS += $(RKM_CODEC_TEST)
 
 $(RKM_CODEC_TEST): $(TOP)/tests/unit/codec_test.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
 
 # the same test against the library built with the kernel's flags
 RKM_CODEC_KTEST := $(BUILD)/tests/codec_test_kflags
 UNIT_TESTS += $(RKM_CODEC_KTEST)
 
 $(RKM_CODEC_KTEST): $(TOP)/tests/unit/codec_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
+
+# wanted-subset decodes, against both libraries
+RKM_CODEC_WTEST  := $(BUILD)/tests/codec_want_test
+RKM_CODEC_WKTEST := $(BUILD)/tests/codec_want_test_kflags
+UNIT_TESTS += $(RKM_CODEC_WTEST) $(RKM_CODEC_WKTEST)
+
+$(RKM_CODEC_WTEST): $(TOP)/tests/unit/codec_want_test.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+
+$(RKM_CODEC_WKTEST): $(TOP)/tests/unit/codec_want_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
 

@@ -104,13 +104,26 @@ enum km_phase {
 	KM_PH_WRITE,		/* member writes */
 };
 
-/* The kind of work a stripe is doing (struct km_stripe.round). */
-enum km_round {
-	KM_RD_NONE = 0,
-	KM_RD_REWRITE,		/* rewrite chunks that had read errors */
-	KM_RD_SYNC,		/* resync, recovery, check or repair */
-	KM_RD_WRITE,		/* write the drained bios */
+struct km_stripe;
+
+/*
+ * The kind of work a stripe is doing, one round at a time (struct
+ * km_stripe.round; NULL: none, only waiting reads are served).  handle.c
+ * reads or decodes what ->need() names, serves waiting reads, then calls
+ * ->act(), which starts a coding job or the member writes; ->written()
+ * runs when those writes ended, and the round is over.
+ */
+struct km_round {
+	const char *name;
+	km_mask_t (*need)(struct km_stripe *sh, km_mask_t failed,
+			  km_mask_t uptodate);
+	void (*act)(struct km_stripe *sh, km_mask_t writable);
+	void (*written)(struct km_stripe *sh);
 };
+
+extern const struct km_round km_round_rewrite;	/* chunks that had read errors */
+extern const struct km_round km_round_sync;	/* resync, recovery, check, repair */
+extern const struct km_round km_round_write;	/* the drained write bios */
 
 enum km_sync_mode {
 	KM_SYNC_RESYNC = 1,
@@ -132,7 +145,7 @@ struct km_stripe {
 	atomic_t count;			/* references */
 	atomic_t pending;		/* member I/Os and jobs in flight */
 	enum km_phase phase;
-	enum km_round round;
+	const struct km_round *round;
 	enum km_sync_mode sync_mode;
 	int sync_sectors;		/* what md was told the step covers */
 	int write_kind;			/* enum km_write_kind of the round */
@@ -179,6 +192,10 @@ struct km_wide_stats {
 	atomic64_t member_bytes;
 	atomic64_t waits;		/* waited for a free arena run */
 	atomic64_t fallbacks[KM_WF_NR];
+	atomic64_t writes;		/* full-stripe ranges, one job each */
+	atomic64_t write_stripes;	/* chunk stripes they wrote */
+	atomic64_t write_member_writes;	/* member bios they sent */
+	atomic64_t write_fallbacks[KM_WF_NR];
 };
 
 /* Why a sync window went to the row path (struct km_wsync_stats) */
@@ -289,6 +306,9 @@ struct km_conf {
 	struct km_gen *gens;		/* write_gen.c */
 	unsigned int wide_min_rows;	/* 0: wide reads off */
 	struct bio_set wide_bio_set;	/* member bios of wide reads */
+	struct bio_set wide_write_bio_set;	/* ... and of wide writes */
+	unsigned int wide_write_max_stripes;	/* 0: full stripes by rows */
+	wait_queue_head_t wide_run_wait;	/* an arena run was freed */
 	spinlock_t wide_lock;
 	struct list_head wide_waiting;	/* wide reads waiting for a run */
 	struct work_struct wide_work;	/* starts them when runs free */
@@ -359,13 +379,24 @@ bool km_gen_read_valid(struct km_conf *conf, sector_t cstripe,
 		       unsigned int gen);
 
 /* wide_read.c */
-#define KM_WIDE_DEFAULT_MIN_ROWS	4
+#define KM_WIDE_DEFAULT_MIN_ROWS	2
 #define KM_WIDE_MAX_PAGES		4096	/* buffers of one wide read */
 int km_wide_init(struct km_conf *conf);
 void km_wide_exit(struct km_conf *conf);
 sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
 void km_wide_read(struct km_conf *conf, struct bio *bio);
 void km_wide_start_waiting(struct work_struct *work);
+void *km_wide_get_run(struct km_conf *conf, unsigned int pages, bool *arena);
+void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages);
+struct page *km_wide_buf_page(void *addr, bool arena);
+
+/* wide_write.c */
+#define KM_WIDE_DEFAULT_WRITE_STRIPES	256
+int km_wwrite_init(struct km_conf *conf);
+sector_t km_wwrite_sectors(struct km_conf *conf, sector_t sector,
+			   sector_t nr);
+sector_t km_wwrite_head(struct km_conf *conf, sector_t sector);
+void km_wwrite(struct km_conf *conf, struct bio *bio);
 
 /* sync.c */
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
@@ -380,6 +411,7 @@ struct md_rdev *km_read_rdev(struct km_conf *conf, int member,
 			     sector_t sector, int sectors);
 bool km_slot_readable(struct km_conf *conf, int member, sector_t sector);
 bool km_slot_writable(struct km_conf *conf, int member);
+struct md_rdev *km_write_rdev(struct km_conf *conf, int member);
 struct md_rdev *km_get_replacement(struct km_conf *conf, int member);
 km_mask_t km_replacing_mask(struct km_stripe *sh);
 int km_add_replacement(struct km_conf *conf, struct md_rdev *rdev, int first,

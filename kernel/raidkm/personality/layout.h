@@ -18,7 +18,7 @@
  * P on p, Q on p + 1 and the data from p + 2, as raid6 does.
  *
  * The codec numbers the chunks of a stripe 0..k-1 (data) and k..n-1
- * (parity); layout_member_chunk() gives that number for a member.
+ * (parity); km_member_chunk() gives that number for a member.
  */
 #ifndef RKM_LAYOUT_H
 #define RKM_LAYOUT_H

@@ -258,14 +258,40 @@ static struct km_conf *km_enter(struct mddev *mddev)
 	}
 }
 
+/*
+ * Write @bio part by part: whole chunk stripes as one job where
+ * km_wwrite_sectors() takes them (wide_write.c), the rest by rows.
+ */
+static void km_write(struct km_conf *conf, struct bio *bio)
+{
+	for (;;) {
+		sector_t sector = bio->bi_iter.bi_sector, n = bio_sectors(bio);
+		sector_t wide = km_wwrite_sectors(conf, sector, n);
+		sector_t len = wide ? wide : km_wwrite_head(conf, sector);
+		struct bio *split = bio;
+
+		if (len && len < n) {
+			split = bio_split(bio, len, GFP_NOIO,
+					  &conf->mddev->bio_set);
+			bio_chain(split, bio);
+		}
+		if (wide) {
+			km_wwrite(conf, split);
+		} else {
+			km_attach_bio(conf, split, true);
+			bio_endio(split);
+		}
+		if (split == bio)
+			return;
+	}
+}
+
 static void km_dispatch(struct km_conf *conf, struct bio *bio, bool write)
 {
-	if (!write) {
+	if (write)
+		km_write(conf, bio);
+	else
 		km_read(conf, bio);
-		return;
-	}
-	km_attach_bio(conf, bio, true);
-	bio_endio(bio);
 }
 
 /*

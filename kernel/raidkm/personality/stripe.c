@@ -68,7 +68,7 @@ static void km_init_stripe(struct km_conf *conf, struct km_stripe *sh,
 	sh->cstripe = sector >> conf->geom.chunk_shift;
 	sh->state = 0;
 	sh->phase = KM_PH_IDLE;
-	sh->round = KM_RD_NONE;
+	sh->round = NULL;
 	atomic_set(&sh->pending, 0);
 	for (i = 0; i < conf->geom.n; i++) {
 		sh->dev[i].flags = 0;
@@ -179,7 +179,7 @@ bool km_stripe_busy(struct km_stripe *sh)
 {
 	int i;
 
-	if (sh->phase != KM_PH_IDLE || sh->round != KM_RD_NONE ||
+	if (sh->phase != KM_PH_IDLE || sh->round ||
 	    test_bit(KM_SH_SYNC, &sh->state))
 		return true;
 	for (i = 0; i < sh->conf->geom.n; i++) {

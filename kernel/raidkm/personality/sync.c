@@ -56,7 +56,7 @@ void km_sync_finish(struct km_stripe *sh, bool ok)
 static void km_sync_done_now(struct km_stripe *sh, bool ok)
 {
 	km_sync_finish(sh, ok);
-	sh->round = KM_RD_NONE;
+	sh->round = NULL;
 	sh->phase = KM_PH_IDLE;
 }
 

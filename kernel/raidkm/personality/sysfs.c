@@ -72,26 +72,6 @@ static const char *const km_wide_fallback_names[KM_WF_NR] = {
 	[KM_WF_LOST]		= "too_many_lost",
 };
 
-static ssize_t km_wide_fallbacks_show(struct mddev *mddev, char *page)
-{
-	struct km_conf *conf;
-	ssize_t ret = 0;
-	int i;
-
-	spin_lock(&mddev->lock);
-	conf = mddev->private;
-	if (conf && mddev->pers && mddev->pers->level == mddev->level)
-		for (i = 0; i < KM_WF_NR; i++)
-			ret += sysfs_emit_at(page, ret, "%s %llu\n",
-					     km_wide_fallback_names[i],
-					     (unsigned long long)atomic64_read(&conf->wide_stats.fallbacks[i]));
-	spin_unlock(&mddev->lock);
-	return ret;
-}
-
-static struct md_sysfs_entry km_attr_wide_read_fallbacks =
-	__ATTR(wide_read_fallbacks, 0444, km_wide_fallbacks_show, NULL);
-
 KM_SHOW(wide_read_min_rows, READ_ONCE(conf->wide_min_rows));
 
 /* 0 turns wide reads off; else the fewest rows a read must cover. */
@@ -127,7 +107,7 @@ KM_RO_ATTR(wide_sync_rows, atomic64_read(&conf->wsync_stats.rows));
 KM_RO_ATTR(wide_sync_whole, atomic64_read(&conf->wsync_stats.whole));
 KM_RO_ATTR(wide_sync_member_bios,
 	   atomic64_read(&conf->wsync_stats.member_bios));
-KM_RO_ATTR(wide_sync_bytes,
+KM_RO_ATTR(wide_sync_member_bytes,
 	   atomic64_read(&conf->wsync_stats.member_bytes));
 KM_RO_ATTR(wide_sync_jobs, atomic64_read(&conf->wsync_stats.jobs));
 
@@ -165,6 +145,69 @@ static ssize_t km_show_lines(struct mddev *mddev, char *page,
 	spin_unlock(&mddev->lock);
 	return ret;
 }
+
+static atomic64_t *km_wide_fallbacks(struct km_conf *conf)
+{
+	return conf->wide_stats.fallbacks;
+}
+
+static ssize_t km_wide_read_fallbacks_show(struct mddev *mddev, char *page)
+{
+	return km_show_lines(mddev, page, km_wide_fallback_names, KM_WF_NR,
+			     km_wide_fallbacks);
+}
+
+static struct md_sysfs_entry km_attr_wide_read_fallbacks =
+	__ATTR(wide_read_fallbacks, 0444, km_wide_read_fallbacks_show, NULL);
+
+/* Full stripes in one job (wide_write.c) */
+KM_RO_ATTR(wide_writes, atomic64_read(&conf->wide_stats.writes));
+KM_RO_ATTR(wide_write_stripes, atomic64_read(&conf->wide_stats.write_stripes));
+KM_RO_ATTR(wide_write_member_writes,
+	   atomic64_read(&conf->wide_stats.write_member_writes));
+
+static atomic64_t *km_wide_write_fallbacks(struct km_conf *conf)
+{
+	return conf->wide_stats.write_fallbacks;
+}
+
+static ssize_t km_wide_write_fallbacks_show(struct mddev *mddev, char *page)
+{
+	return km_show_lines(mddev, page, km_wide_fallback_names, KM_WF_NR,
+			     km_wide_write_fallbacks);
+}
+
+static struct md_sysfs_entry km_attr_wide_write_fallbacks =
+	__ATTR(wide_write_fallbacks, 0444, km_wide_write_fallbacks_show, NULL);
+
+KM_SHOW(wide_write_max_stripes, READ_ONCE(conf->wide_write_max_stripes));
+
+/* 0 writes full stripes by rows; else the most stripes of one job. */
+static ssize_t km_wide_write_max_stripes_store(struct mddev *mddev,
+					       const char *page, size_t len)
+{
+	struct km_conf *conf;
+	unsigned int val;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
+	    val > KM_WIDE_DEFAULT_WRITE_STRIPES)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->wide_write_max_stripes, val);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_wide_write_max_stripes =
+	__ATTR(wide_write_max_stripes, 0644, km_wide_write_max_stripes_show,
+	       km_wide_write_max_stripes_store);
 
 static atomic64_t *km_wsync_fallbacks(struct km_conf *conf)
 {
@@ -279,12 +322,17 @@ static struct attribute *km_attrs[] = {
 	&km_attr_wide_member_read_bytes.attr,
 	&km_attr_wide_run_waits.attr,
 	&km_attr_wide_read_fallbacks.attr,
+	&km_attr_wide_write_max_stripes.attr,
+	&km_attr_wide_writes.attr,
+	&km_attr_wide_write_stripes.attr,
+	&km_attr_wide_write_member_writes.attr,
+	&km_attr_wide_write_fallbacks.attr,
 	&km_attr_wide_sync_max_rows.attr,
 	&km_attr_wide_sync_windows.attr,
 	&km_attr_wide_sync_rows.attr,
 	&km_attr_wide_sync_whole.attr,
 	&km_attr_wide_sync_member_bios.attr,
-	&km_attr_wide_sync_bytes.attr,
+	&km_attr_wide_sync_member_bytes.attr,
 	&km_attr_wide_sync_jobs.attr,
 	&km_attr_wide_sync_window_rows.attr,
 	&km_attr_wide_sync_fallbacks.attr,

@@ -5,13 +5,13 @@ KM_PERS := $(TOP)/kernel/raidkm/personality
 $(BUILD)/tests/layout_test: $(TOP)/tests/unit/layout_test.c $(KM_PERS)/layout.c \
 		$(KM_PERS)/layout.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
 		$(KM_PERS)/layout.c
 
 $(BUILD)/tests/plan_test: $(TOP)/tests/unit/plan_test.c $(KM_PERS)/plan.c \
 		$(KM_PERS)/plan.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/plan_test.c \
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/plan_test.c \
 		$(KM_PERS)/plan.c
 
 UNIT_TESTS += $(BUILD)/tests/layout_test $(BUILD)/tests/plan_test

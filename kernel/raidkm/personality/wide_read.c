@@ -204,20 +204,62 @@ static void km_wide_put_rdevs(struct km_wide *w)
 	}
 }
 
-/* Give the run back; a freed arena run may start a waiting read. */
+/*
+ * Give an arena run back: a wide read waiting for one may start, a wide
+ * write waiting in km_wide_get_run() may take it.
+ */
+void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages)
+{
+	rkm_arena_free_run(run, pages);
+	if (!list_empty_careful(&conf->wide_waiting))
+		queue_work(conf->retry_wq, &conf->wide_work);
+	wake_up(&conf->wide_run_wait);
+}
+
+static void *km_wide_own_buffers(unsigned int pages)
+{
+	unsigned int noio = memalloc_noio_save();
+	void *p = kvmalloc((size_t)pages << PAGE_SHIFT, GFP_KERNEL);
+
+	memalloc_noio_restore(noio);
+	return p;
+}
+
+/*
+ * A run of @pages for a caller that may sleep (wide writes): from the
+ * arena, waiting for one to be freed, or (more than the run zone holds)
+ * memory of its own, whose jobs are coded on the CPU.  NULL: no memory.
+ */
+void *km_wide_get_run(struct km_conf *conf, unsigned int pages, bool *arena)
+{
+	u64 total, free, fallbacks;
+	void *run = NULL;
+
+	rkm_arena_run_counts(&total, &free, &fallbacks);
+	*arena = pages <= total;
+	if (!*arena)
+		return km_wide_own_buffers(pages);
+	wait_event(conf->wide_run_wait,
+		   (run = rkm_arena_alloc_run(pages)) != NULL);
+	return run;
+}
+
+/* Page of a wide buffer at @addr (an arena run, or kvmalloc'd). */
+struct page *km_wide_buf_page(void *addr, bool arena)
+{
+	if (arena || is_vmalloc_addr(addr))
+		return vmalloc_to_page(addr);
+	return virt_to_page(addr);
+}
+
 static void km_wide_free_run(struct km_wide *w)
 {
-	struct km_conf *conf = w->conf;
-
 	if (!w->run)
 		return;
-	if (w->run_arena) {
-		rkm_arena_free_run(w->run, w->run_pages);
-		if (!list_empty_careful(&conf->wide_waiting))
-			queue_work(conf->retry_wq, &conf->wide_work);
-	} else {
+	if (w->run_arena)
+		km_wide_put_run(w->conf, w->run, w->run_pages);
+	else
 		kvfree(w->run);
-	}
 	w->run = NULL;
 }
 
@@ -351,13 +393,6 @@ static void km_wide_end_read(struct bio *bio)
 	}
 }
 
-static struct page *km_wide_page(struct km_wide *w, void *addr)
-{
-	if (w->run_arena || is_vmalloc_addr(addr))
-		return vmalloc_to_page(addr);
-	return virt_to_page(addr);
-}
-
 /*
  * One bio per survivor over the rows, into its buffer; none while a
  * member write of the chunk stripe is in flight (write_gen.c).
@@ -386,8 +421,9 @@ static void km_wide_submit_reads(struct km_wide *w)
 		wb->w = w;
 		bio->bi_iter.bi_sector = w->msector + km_data_offset(conf, rdev);
 		for (j = 0; j < w->rows; j++)
-			__bio_add_page(bio, km_wide_page(w, (char *)w->buf[i] +
-							 (j << PAGE_SHIFT)),
+			__bio_add_page(bio, km_wide_buf_page((char *)w->buf[i] +
+							     (j << PAGE_SHIFT),
+							     w->run_arena),
 				       PAGE_SIZE, 0);
 		bio->bi_end_io = km_wide_end_read;
 		atomic_inc(&w->pending);
@@ -458,11 +494,7 @@ static bool km_wide_buffers(struct km_wide *w)
 	w->run_pages = km_popcount(w->surv | w->want) * w->rows;
 	rkm_arena_run_counts(&total, &free, &fallbacks);
 	if (w->run_pages > total) {
-		unsigned int noio = memalloc_noio_save();
-
-		w->run = kvmalloc((size_t)w->run_pages << PAGE_SHIFT,
-				  GFP_KERNEL);
-		memalloc_noio_restore(noio);
+		w->run = km_wide_own_buffers(w->run_pages);
 		if (w->run)
 			km_wide_carve(w);
 		return true;
@@ -550,15 +582,20 @@ void km_wide_read(struct km_conf *conf, struct bio *bio)
 int km_wide_init(struct km_conf *conf)
 {
 	conf->wide_min_rows = KM_WIDE_DEFAULT_MIN_ROWS;
+	conf->wide_write_max_stripes = KM_WIDE_DEFAULT_WRITE_STRIPES;
 	spin_lock_init(&conf->wide_lock);
 	INIT_LIST_HEAD(&conf->wide_waiting);
 	INIT_WORK(&conf->wide_work, km_wide_start_waiting);
-	return bioset_init(&conf->wide_bio_set, BIO_POOL_SIZE,
-			   offsetof(struct km_wide_bio, bio),
-			   BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
+	init_waitqueue_head(&conf->wide_run_wait);
+	if (bioset_init(&conf->wide_bio_set, BIO_POOL_SIZE,
+			offsetof(struct km_wide_bio, bio),
+			BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER))
+		return -ENOMEM;
+	return km_wwrite_init(conf);
 }
 
 void km_wide_exit(struct km_conf *conf)
 {
 	bioset_exit(&conf->wide_bio_set);
+	bioset_exit(&conf->wide_write_bio_set);
 }

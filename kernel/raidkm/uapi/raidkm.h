@@ -70,7 +70,9 @@
  *  - Return wrong outputs, or none.  Outputs are staged: the kernel
  *    copies a job's outputs into the stripe's own pages only when it
  *    accepts the completion, then checks (spot, sampled or full) exactly
- *    those copied bytes; writes to staging after that reach nothing.
+ *    those copied bytes; writes to staging after that (the completion
+ *    ring's head past the entry tells when, struct raidkm_cqe) reach
+ *    that job no more.
  *    What the checks miss of a wrong result is the only way a daemon can
  *    change what reaches the disks: wrong parity (found by a parity
  *    check) or a wrong rebuilt chunk.
@@ -300,9 +302,19 @@ struct raidkm_shm_hdr {
  * without it is refused with -EPROTO.
  */
 #define RAIDKM_FEAT_RO_INPUT	(1ull << 2)
+/*
+ * sqe.want honoured: a DECODE rebuilds only the erased chunks set in
+ * want, and only those are described as outputs (the other erased
+ * chunks' descriptor entries are RAIDKM_OFF_NONE).  A daemon asks for it
+ * only when every backend it codes with writes just the wanted chunks;
+ * without it the kernel describes every erased chunk as an output, as
+ * before, and uses only the wanted ones.
+ */
+#define RAIDKM_FEAT_DECODE_WANT	(1ull << 3)
 #define RAIDKM_FEAT_ALL		(RAIDKM_FEAT_NEED_WAKEUP | \
 				 RAIDKM_FEAT_CHECK_BITMAP | \
-				 RAIDKM_FEAT_RO_INPUT)
+				 RAIDKM_FEAT_RO_INPUT | \
+				 RAIDKM_FEAT_DECODE_WANT)
 
 /* ====================================================================== */
 /* Ring entries                                                           */
@@ -311,7 +323,7 @@ struct raidkm_shm_hdr {
 /* sqe.op */
 enum raidkm_op {
 	RAIDKM_OP_ENCODE = 1,	/* chunk[0..k-1] -> chunk[k..k+m-1] */
-	RAIDKM_OP_DECODE = 2,	/* rebuild chunks set in mask (1..m bits) */
+	RAIDKM_OP_DECODE = 2,	/* rebuild chunks set in want (mask: erased) */
 	RAIDKM_OP_DELTA = 3,	/* parity ^= f(old[i] ^ chunk[i]), i in mask */
 	RAIDKM_OP_CHECK = 4,	/* per stripe: consistent or not */
 	RAIDKM_OP_MAX = 4,
@@ -332,17 +344,29 @@ enum raidkm_op {
  * so ndesc = nstripes * (k + m), plus nstripes * k for DELTA.  Chunk c
  * occupies arena bytes [off, off + len).  For DELTA, entries of data
  * chunks whose bit is clear in mask (both new and old) may be
- * RAIDKM_OFF_NONE; every other entry names a chunk in the arena.
+ * RAIDKM_OFF_NONE; for DECODE with a want, entries of chunks in mask but
+ * not in want must be RAIDKM_OFF_NONE; every other entry names a chunk
+ * in the arena.
+ *
+ * DECODE: the chunks not in mask are the survivors (the first k of them
+ * are read).  want (RAIDKM_FEAT_DECODE_WANT agreed) is the non-empty
+ * subset of mask the job rebuilds: only those chunks are outputs.  The
+ * kernel may mark more chunks erased than were lost, to choose which k
+ * survivors are read.  Without the feature, and for every other op, want
+ * is zero and a DECODE rebuilds every chunk in mask.
  *
  * The daemon must check: op known; k >= RAIDKM_MIN_K, 1 <= m <=
  * RAIDKM_MAX_M, k + m <= RAIDKM_MAX_N; len a non-zero multiple of
  * RAIDKM_LEN_ALIGN and <= hdr->max_len; 1 <= nstripes <= hdr->max_stripes;
  * id < hdr->nslots; ndesc equal to the formula above and ndesc * 8 <=
  * desc_slot_size; mask legal for op (DECODE: 1..m bits below k + m;
- * DELTA: 1+ bits below k; ENCODE, CHECK: 0); flags and reserved zero;
- * every offset a multiple of RAIDKM_OFF_ALIGN with off + len <=
- * arena_size; with RAIDKM_FEAT_RO_INPUT, every output chunk (ENCODE and
- * DELTA: chunks k..k+m-1 of each stripe; DECODE: the chunks in mask)
+ * DELTA: 1+ bits below k; ENCODE, CHECK: 0); want legal (DECODE with
+ * RAIDKM_FEAT_DECODE_WANT: a non-empty subset of mask; else 0); flags
+ * and reserved zero; every offset a multiple of RAIDKM_OFF_ALIGN with
+ * off + len <= arena_size, or RAIDKM_OFF_NONE where allowed above; with
+ * RAIDKM_FEAT_RO_INPUT, every output chunk (ENCODE and
+ * DELTA: chunks k..k+m-1 of each stripe; DECODE: the chunks in want, or
+ * in mask without a want)
  * inside staging (off >= stage_off - arena_off) and every other chunk
  * before it (off + len <= stage_off - arena_off).  A bad entry is answered with status -EINVAL; the daemon
  * does not touch the arena for it.  (An entry whose id is out of range
@@ -360,7 +384,8 @@ struct raidkm_sqe {
 	__u32 nstripes;		/* stripes in this job, 1..max_stripes */
 	__u32 ndesc;		/* __u64 offsets used in the descriptor slot */
 	__u64 mask;		/* DECODE: erased chunks; DELTA: changed data */
-	__u64 __resv[4];	/* zero */
+	__u64 want;		/* DECODE: the chunks rebuilt (FEAT_DECODE_WANT) */
+	__u64 __resv[3];	/* zero */
 };
 
 /*
@@ -368,8 +393,14 @@ struct raidkm_sqe {
  *
  * Exactly one completion per submission entry the daemon consumed,
  * in any order.  Posting it hands the job's staged outputs to the kernel:
- * the daemon must not write them afterwards (the kernel copies them
- * out; later writes are lost, not harmful).  The kernel copies the entry once, then accepts it only if
+ * the daemon must not write them afterwards.  The kernel copies them out
+ * of staging and checks the copy before it moves cq_ctl.head past the
+ * entry.  A write after the post and before the head has passed may be
+ * copied: it is then checked as the job's result, and a wrong one costs
+ * the daemon its session (the CPU's result is used).  A write after the
+ * head has passed reaches the job no more; the kernel may have handed
+ * that staging to a later job of the daemon's, whose output it then is
+ * (checked as one).  The kernel copies the entry once, then accepts it only if
  * id < nslots, slot id is in flight, gen equals that slot's generation,
  * status is 0 or one of the RAIDKM_ST_* errors, check_bitmap is zero
  * unless op == CHECK and status == 0 and only has bits below nstripes,
