@@ -71,7 +71,7 @@ rebuild() {
 		check mdadm_km /dev/md0 --fail $fails
 		check mdadm_km /dev/md0 --remove $fails
 		w0=$(kv wide_sync_windows) b0=$(kv wide_sync_member_bios)
-		y0=$(kv wide_sync_bytes)
+		y0=$(kv wide_sync_member_bytes)
 		check mdadm_km /dev/md0 --add $spares
 		sleep 1
 		wait_sync md0
@@ -79,7 +79,7 @@ rebuild() {
 			fail "not whole after rebuilding $f: $(cat /proc/mdstat)"
 		w=$(($(kv wide_sync_windows) - w0))
 		b=$(($(kv wide_sync_member_bios) - b0))
-		y=$((($(kv wide_sync_bytes) - y0) >> 20))
+		y=$((($(kv wide_sync_member_bytes) - y0) >> 20))
 		echo "rebuild of $f ($fails -> $spares): $w windows, $b member bios, $y MiB, sizes: $(tr '\n' ' ' <$K/wide_sync_window_rows)"
 		[ "$w" -gt 0 ] || fail "rebuild of $f members used no window"
 		# the row path sends one 4 KiB page per bio: 256 per MiB
@@ -89,7 +89,7 @@ rebuild() {
 		fiov $B --verify_only
 	done
 	cat $K/wide_sync_fallbacks
-	raidkmctl status | grep 'sync windows: [1-9]' ||
+	raidkmctl status | grep 'data path:.* wide_sync_windows [1-9]' ||
 		fail "raidkmctl status shows no sync windows for md0"
 	check mdadm_km --stop /dev/md0
 	wait_md_gone md0

@@ -14,8 +14,8 @@ static const char *const single[] = {
 	"wide_read_rows", "wide_member_reads", "wide_member_read_bytes",
 	"wide_run_waits", "wide_writes", "wide_write_stripes",
 	"wide_write_member_writes", "wide_sync_windows", "wide_sync_rows",
-	"wide_sync_whole", "wide_sync_member_bios", "wide_sync_bytes",
-	"wide_sync_jobs",
+	"wide_sync_member_bios", "wide_sync_member_bytes", "wide_sync_jobs",
+	"wide_sync_whole", "wide_sync_max_rows",
 };
 
 static const char *const lists[] = {

@@ -107,7 +107,7 @@ KM_RO_ATTR(wide_sync_rows, atomic64_read(&conf->wsync_stats.rows));
 KM_RO_ATTR(wide_sync_whole, atomic64_read(&conf->wsync_stats.whole));
 KM_RO_ATTR(wide_sync_member_bios,
 	   atomic64_read(&conf->wsync_stats.member_bios));
-KM_RO_ATTR(wide_sync_bytes,
+KM_RO_ATTR(wide_sync_member_bytes,
 	   atomic64_read(&conf->wsync_stats.member_bytes));
 KM_RO_ATTR(wide_sync_jobs, atomic64_read(&conf->wsync_stats.jobs));
 
@@ -332,7 +332,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_wide_sync_rows.attr,
 	&km_attr_wide_sync_whole.attr,
 	&km_attr_wide_sync_member_bios.attr,
-	&km_attr_wide_sync_bytes.attr,
+	&km_attr_wide_sync_member_bytes.attr,
 	&km_attr_wide_sync_jobs.attr,
 	&km_attr_wide_sync_window_rows.attr,
 	&km_attr_wide_sync_fallbacks.attr,
