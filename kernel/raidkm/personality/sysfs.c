@@ -38,6 +38,53 @@ KM_SHOW(_name, _expr)							\
 static struct md_sysfs_entry km_attr_##_name =				\
 	__ATTR(_name, 0444, km_##_name##_show, NULL)
 
+/*
+ * Store a knob of the array's conf: @val is refused (-EINVAL, nothing
+ * changes) unless @ok says it is in range; @set stores it under
+ * mddev_lock.
+ */
+static ssize_t km_store_knob(struct mddev *mddev, const char *page,
+			     size_t len, bool (*ok)(unsigned int val),
+			     void (*set)(struct km_conf *conf, unsigned int val))
+{
+	struct km_conf *conf;
+	unsigned int val;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) || !ok(val))
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		set(conf, val);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+/* A writable knob: show, range check @_valid, store into conf->@_field. */
+#define KM_KNOB(_name, _field, _valid)					\
+KM_SHOW(_name, READ_ONCE(conf->_field))					\
+static bool km_##_name##_ok(unsigned int val)				\
+{									\
+	return _valid;							\
+}									\
+static void km_##_name##_set(struct km_conf *conf, unsigned int val)	\
+{									\
+	WRITE_ONCE(conf->_field, val);					\
+}									\
+static ssize_t km_##_name##_store(struct mddev *mddev,			\
+				  const char *page, size_t len)		\
+{									\
+	return km_store_knob(mddev, page, len, km_##_name##_ok,	\
+			     km_##_name##_set);				\
+}									\
+static struct md_sysfs_entry km_attr_##_name =				\
+	__ATTR(_name, 0644, km_##_name##_show, km_##_name##_store)
+
 KM_RO_ATTR(data_disks, conf->geom.k);
 KM_RO_ATTR(parity_disks, conf->geom.m);
 KM_RO_ATTR(stripe_cache_active, atomic_read(&conf->active_stripes));
@@ -72,34 +119,10 @@ static const char *const km_wide_fallback_names[KM_WF_NR] = {
 	[KM_WF_LOST]		= "too_many_lost",
 };
 
-KM_SHOW(wide_read_min_rows, READ_ONCE(conf->wide_min_rows));
 
 /* 0 turns wide reads off; else the fewest rows a read must cover. */
-static ssize_t km_wide_read_min_rows_store(struct mddev *mddev,
-					   const char *page, size_t len)
-{
-	struct km_conf *conf;
-	unsigned int val;
-	int err;
-
-	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
-	    val > (RAIDKM_MAX_LEN >> PAGE_SHIFT))
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
-		err = -ENODEV;
-	else
-		WRITE_ONCE(conf->wide_min_rows, val);
-	mddev_unlock(mddev);
-	return err ? err : len;
-}
-
-static struct md_sysfs_entry km_attr_wide_read_min_rows =
-	__ATTR(wide_read_min_rows, 0644, km_wide_read_min_rows_show,
-	       km_wide_read_min_rows_store);
+KM_KNOB(wide_read_min_rows, wide_min_rows,
+	val <= (RAIDKM_MAX_LEN >> PAGE_SHIFT));
 
 /* Sync windows (wide_sync.c) */
 KM_RO_ATTR(wide_sync_windows, atomic64_read(&conf->wsync_stats.windows));
@@ -180,34 +203,10 @@ static ssize_t km_wide_write_fallbacks_show(struct mddev *mddev, char *page)
 static struct md_sysfs_entry km_attr_wide_write_fallbacks =
 	__ATTR(wide_write_fallbacks, 0444, km_wide_write_fallbacks_show, NULL);
 
-KM_SHOW(wide_write_max_stripes, READ_ONCE(conf->wide_write_max_stripes));
 
 /* 0 writes full stripes by rows; else the most stripes of one job. */
-static ssize_t km_wide_write_max_stripes_store(struct mddev *mddev,
-					       const char *page, size_t len)
-{
-	struct km_conf *conf;
-	unsigned int val;
-	int err;
-
-	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
-	    val > KM_WIDE_DEFAULT_WRITE_STRIPES)
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
-		err = -ENODEV;
-	else
-		WRITE_ONCE(conf->wide_write_max_stripes, val);
-	mddev_unlock(mddev);
-	return err ? err : len;
-}
-
-static struct md_sysfs_entry km_attr_wide_write_max_stripes =
-	__ATTR(wide_write_max_stripes, 0644, km_wide_write_max_stripes_show,
-	       km_wide_write_max_stripes_store);
+KM_KNOB(wide_write_max_stripes, wide_write_max_stripes,
+	val <= KM_WIDE_DEFAULT_WRITE_STRIPES);
 
 static atomic64_t *km_wsync_fallbacks(struct km_conf *conf)
 {
@@ -239,34 +238,10 @@ static struct md_sysfs_entry km_attr_wide_sync_window_rows =
 	__ATTR(wide_sync_window_rows, 0444, km_wide_sync_window_rows_show,
 	       NULL);
 
-KM_SHOW(wide_sync_max_rows, READ_ONCE(conf->wsync_max_rows));
 
 /* 0 syncs by rows only; else the most rows a sync window takes. */
-static ssize_t km_wide_sync_max_rows_store(struct mddev *mddev,
-					   const char *page, size_t len)
-{
-	struct km_conf *conf;
-	unsigned int val;
-	int err;
-
-	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
-	    val > KM_WSYNC_MAX_ROWS || val == 1)
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
-		err = -ENODEV;
-	else
-		WRITE_ONCE(conf->wsync_max_rows, val);
-	mddev_unlock(mddev);
-	return err ? err : len;
-}
-
-static struct md_sysfs_entry km_attr_wide_sync_max_rows =
-	__ATTR(wide_sync_max_rows, 0644, km_wide_sync_max_rows_show,
-	       km_wide_sync_max_rows_store);
+KM_KNOB(wide_sync_max_rows, wsync_max_rows,
+	val <= KM_WSYNC_MAX_ROWS && val != 1);
 
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 

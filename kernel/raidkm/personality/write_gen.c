@@ -62,7 +62,7 @@ void km_gen_write_begin(struct km_conf *conf, sector_t cstripe)
 
 void km_gen_write_end(struct km_conf *conf, sector_t cstripe)
 {
-	smp_mb__before_atomic();
+	smp_mb__before_atomic();	/* the member writes ended before */
 	atomic_dec(&km_gen_of(conf, cstripe)->writing);
 }
 
@@ -72,7 +72,7 @@ bool km_gen_read_begin(struct km_conf *conf, sector_t cstripe,
 	struct km_gen *g = km_gen_of(conf, cstripe);
 
 	*gen = atomic_read(&g->gen);
-	smp_rmb();
+	smp_rmb();	/* the generation before the writers in flight */
 	return !atomic_read(&g->writing);
 }
 
