@@ -93,7 +93,8 @@ static int run_job(struct cpu_backend *b, struct cpu_worker *w,
 					 (const rkm_u8 *const *)ch, ch + k);
 			break;
 		case RKMD_OP_DECODE:
-			ret = rkm_decode(code, j->len, j->mask, ch);
+			ret = rkm_decode_want(code, j->len, j->mask,
+					      j->want ? j->want : j->mask, ch);
 			break;
 		case RKMD_OP_DELTA:
 			ret = rkm_delta(code, j->len, j->mask,
@@ -277,6 +278,7 @@ static void cpu_close(struct rkmd_backend *be)
 
 const struct rkmd_backend_ops rkmd_cpu_backend = {
 	.name = "cpu",
+	.decode_want = 1,
 	.probe = cpu_probe,
 	.open = cpu_open,
 	.submit = cpu_submit,

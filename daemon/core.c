@@ -217,7 +217,7 @@ static void keep_late(struct rkmd_core *c, const struct rkmd_job *j)
 	for (s = 0; s < j->nstripes; s++)
 		for (i = 0; i < n; i++) {
 			if (j->op == RKMD_OP_DECODE ?
-			    !(j->mask & (1ull << i)) : i < j->k)
+			    !(j->want & (1ull << i)) : i < j->k)
 				continue;
 			if (c->late.n < RKMD_LATE_MAX)
 				c->late.p[c->late.n++] = j->chunk[s * n + i];
@@ -311,7 +311,7 @@ static void corrupt_output(struct rkmd_slot *s)
 
 	if (j->op == RKMD_OP_DECODE) {
 		for (i = 0; i < j->k + j->m; i++)
-			if (j->mask & (1ull << i)) {
+			if (j->want & (1ull << i)) {
 				p = j->chunk[i];
 				break;
 			}
@@ -446,7 +446,8 @@ static void write_input(struct rkmd_core *c, struct rkmd_slot *s)
 		if (s->job.chunk[i] &&
 		    !rkm_desc_is_output(&(struct raidkm_sqe){
 			.op = s->job.op, .k = s->job.k, .m = s->job.m,
-			.nstripes = s->job.nstripes, .mask = s->job.mask }, i))
+			.nstripes = s->job.nstripes, .mask = s->job.mask,
+			.want = s->job.want }, i))
 			p = s->job.chunk[i];
 	if (!p)
 		return;
@@ -514,6 +515,8 @@ static void consume_one(struct rkmd_core *c, const struct raidkm_sqe *shared)
 	s->job.len = e.len;
 	s->job.nstripes = e.nstripes;
 	s->job.mask = e.mask;
+	/* the core's jobs always say what they write (rkmd_backend.h) */
+	s->job.want = e.want ? e.want : e.mask;
 	s->job.chunk = s->ptrs;
 	s->job.old = e.op == RAIDKM_OP_DELTA ?
 		     s->ptrs + (size_t)e.nstripes * (e.k + e.m) : NULL;
@@ -738,48 +741,49 @@ static int idle_wait(struct rkmd_core *c, int timeout_ms)
 	return ret;
 }
 
-int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
-	       struct rkmd_stats *stats, struct rkmd_core *volatile *corep)
+/* The wake-up eventfd, the shared region's view, the backend opened */
+static int core_start(struct rkmd_core *c)
 {
-	struct rkmd_core *c;
-	struct rkmd_attach_info ai;
-	uint64_t features = 0, stop_deadline = 0;
-	int ret, detach_sent = 0, closed = 0, progress, n, perr;
-	uint32_t inflight = 0, npend = 0, unbelled = 0;
 	char why[256] = "";
+	int ret;
 
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->t = t;
-	c->cfg = cfg;
-	c->bops = cfg->backend;
-	pthread_mutex_init(&c->lock, NULL);
 	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->wake_fd < 0) {
-		ret = -errno;
-		goto out_free;
-	}
+	if (c->wake_fd < 0)
+		return -errno;
 	ret = core_setup(c);
 	if (ret)
-		goto out_free;
+		return ret;
 	c->be = c->bops->open(c->arena, c->lim.arena_size,
-			      c->lim.stage_start, cfg->threads,
+			      c->lim.stage_start, c->cfg->threads,
 			      core_done, c, why, sizeof(why));
 	if (!c->be) {
 		rkmd_err("backend %s: %s", c->bops->name, why);
-		ret = -ENODEV;
-		goto out_free;
+		return -ENODEV;
 	}
+	return 0;
+}
+
+/* ATTACH: what this daemon offers, and the features agreed */
+static int core_attach(struct rkmd_core *c)
+{
+	struct rkmd_transport *t = c->t;
+	struct rkmd_attach_info ai;
+	uint64_t features = 0;
+	int ret;
 
 	memset(&ai, 0, sizeof(ai));
 	ai.backend = c->bops->name;
 	ai.session = c->hdr.session;
-	/* Every transport maps inputs read-only when offered (shm_map.c). */
+	/*
+	 * Every transport maps inputs read-only when offered (shm_map.c).
+	 * Wanted-subset decodes only when the backend writes just those.
+	 */
 	ai.features = RAIDKM_FEAT_ALL;
+	if (!c->bops->decode_want)
+		ai.features &= ~RAIDKM_FEAT_DECODE_WANT;
 	ai.max_k = RAIDKM_MAX_N - 1;
 	ai.max_m = RAIDKM_MAX_M;
-	ai.batch = cfg->batch ? cfg->batch : 16;
+	ai.batch = c->cfg->batch ? c->cfg->batch : 16;
 	if (ai.batch > c->lim.max_stripes)
 		ai.batch = c->lim.max_stripes;
 	ai.ops = (1u << RAIDKM_OP_ENCODE) | (1u << RAIDKM_OP_DECODE) |
@@ -787,86 +791,137 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 	ret = t->ops->attach(t, &ai, &features);
 	if (ret) {
 		rkmd_err("attach failed: %s", strerror(-ret));
-		goto out_close;
+		return ret;
 	}
+	c->lim.features = features;
 	rkmd_info("attached via %s: backend %s, %u slots, arena %llu MiB, features 0x%llx",
 		  t->ops->name, c->bops->name, c->lim.nslots,
 		  (unsigned long long)(c->lim.arena_size >> 20),
 		  (unsigned long long)features);
-	if (corep)
-		*corep = c;
+	return 0;
+}
 
+/* What one turn of the serving loop saw */
+struct serve_state {
+	int detach_sent, closed;
+	uint64_t stop_deadline;
+	uint32_t inflight, npend, unbelled;
+};
+
+/* New jobs from the ring (none once closed): their count, or -errno */
+static int serve_consume(struct rkmd_core *c, const struct serve_state *s)
+{
+	int n;
+
+	if (s->closed)
+		return 0;
+	n = consume(c);
+	if (n > 0 && c->cfg->poll_us)
+		c->last_work_us = now_us();
+	if (n > 0 && c->cfg->spin_us)
+		__atomic_store_n(&c->last_busy_us, now_us(), __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Completions posted (their count, -EPROTO); s gets the counts after */
+static int serve_flush(struct rkmd_core *c, struct serve_state *s)
+{
+	int n, perr;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->npend;
+	if (flush_locked(c, 0))
+		c->proto_err = 1;
+	n -= c->npend;
+	perr = c->proto_err;
+	s->inflight = c->inflight;
+	s->npend = c->npend;
+	s->unbelled = c->unbelled;
+	pthread_mutex_unlock(&c->lock);
+	return perr ? -EPROTO : n;
+}
+
+/* Asked to stop: DETACH once, then drain for RKMD_STOP_GRACE_MS */
+static void serve_detach(struct rkmd_core *c, struct serve_state *s)
+{
+	if (!c->stop || s->detach_sent)
+		return;
+	rkmd_info("stopping: draining %u job(s) and detaching", s->inflight);
+	if (c->t->ops->detach(c->t))
+		rkmd_warn("detach request failed");
+	s->detach_sent = 1;
+	s->stop_deadline = now_ms() + RKMD_STOP_GRACE_MS;
+}
+
+/*
+ * The kernel end's side of the session: 0 as before, 1 it closed just
+ * now (jobs drained from the ring: look again), or -errno (it is over).
+ */
+static int serve_session(struct rkmd_core *c, struct serve_state *s)
+{
+	int n;
+
+	if (rkm_ring_read_once(c->shdr->session) != c->hdr.session) {
+		/*
+		 * The kernel end laid the region out again for a new opener
+		 * (only a bridged daemon, which does not hold the device
+		 * itself, can see this): these rings are no longer ours,
+		 * post nothing.
+		 */
+		rkmd_err("the shared region was reset under this daemon");
+		return -ECONNRESET;
+	}
+	if (rkm_ring_load_acquire(&c->shdr->kstate) != RAIDKM_KSTATE_CLOSED ||
+	    s->closed)
+		return 0;
+	/* The kernel submits nothing after CLOSED: drain. */
+	n = consume(c);
+	if (n < 0)
+		return n;
+	s->closed = 1;
+	if (!s->detach_sent)
+		rkmd_info("kernel closed the session");
+	return 1;
+}
+
+/* Is the session over (*ret its outcome)? */
+static int serve_over(const struct serve_state *s, int *ret)
+{
+	if (!(s->closed || (s->detach_sent && now_ms() > s->stop_deadline)) ||
+	    s->inflight || s->npend)
+		return 0;
+	/* Closed without our DETACH: the kernel dropped us. */
+	*ret = s->detach_sent ? 0 : -ECONNRESET;
+	return 1;
+}
+
+/* Serve until the session ends: 0 after our DETACH, else -errno */
+static int serve_loop(struct rkmd_core *c)
+{
+	const struct rkmd_core_cfg *cfg = c->cfg;
+	struct serve_state s;
+	int ret, n, progress;
+
+	memset(&s, 0, sizeof(s));
 	for (;;) {
-		progress = 0;
 		if (cfg->stop_flag &&
 		    __atomic_load_n(cfg->stop_flag, __ATOMIC_RELAXED))
 			c->stop = 1;
-		if (!closed) {
-			n = consume(c);
-			if (n < 0) {
-				ret = n;
-				break;
-			}
-			if (n && cfg->poll_us)
-				c->last_work_us = now_us();
-			if (n && cfg->spin_us)
-				__atomic_store_n(&c->last_busy_us, now_us(),
-						 __ATOMIC_RELAXED);
-			progress += n;
-		}
-		pthread_mutex_lock(&c->lock);
-		n = c->npend;
-		if (flush_locked(c, 0))
-			c->proto_err = 1;
-		progress += n - c->npend;
-		perr = c->proto_err;
-		inflight = c->inflight;
-		npend = c->npend;
-		unbelled = c->unbelled;
-		pthread_mutex_unlock(&c->lock);
-		if (perr) {
-			ret = -EPROTO;
-			break;
-		}
-
-		if (c->stop && !detach_sent) {
-			rkmd_info("stopping: draining %u job(s) and detaching",
-				  inflight);
-			if (t->ops->detach(t))
-				rkmd_warn("detach request failed");
-			detach_sent = 1;
-			stop_deadline = now_ms() + RKMD_STOP_GRACE_MS;
-		}
-		if (rkm_ring_read_once(c->shdr->session) != c->hdr.session) {
-			/*
-			 * The kernel end laid the region out again for a new
-			 * opener (only a bridged daemon, which does not hold
-			 * the device itself, can see this): these rings are
-			 * no longer ours, post nothing.
-			 */
-			rkmd_err("the shared region was reset under this daemon");
-			ret = -ECONNRESET;
-			break;
-		}
-		if (rkm_ring_load_acquire(&c->shdr->kstate) ==
-		    RAIDKM_KSTATE_CLOSED && !closed) {
-			/* The kernel submits nothing after CLOSED: drain. */
-			n = consume(c);
-			if (n < 0) {
-				ret = n;
-				break;
-			}
-			closed = 1;
-			if (!detach_sent)
-				rkmd_info("kernel closed the session");
+		progress = serve_consume(c, &s);
+		if (progress < 0)
+			return progress;
+		n = serve_flush(c, &s);
+		if (n < 0)
+			return n;
+		progress += n;
+		serve_detach(c, &s);
+		n = serve_session(c, &s);
+		if (n < 0)
+			return n;
+		if (n)
 			continue;
-		}
-		if ((closed || (detach_sent && now_ms() > stop_deadline)) &&
-		    !inflight && !npend) {
-			/* Closed without our DETACH: the kernel dropped us. */
-			ret = detach_sent ? 0 : -ECONNRESET;
-			break;
-		}
+		if (serve_over(&s, &ret))
+			return ret;
 		if (progress)
 			continue;
 		/*
@@ -874,29 +929,35 @@ int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
 		 * 1 ms (pending) and 10 ms (jobs out) wake-ups only bound
 		 * their delay when the backend stalls.
 		 */
-		ret = idle_wait(c, npend || unbelled ? 1 :
-				(inflight || c->stop ? 10 : RKMD_IDLE_POLL_MS));
+		ret = idle_wait(c, s.npend || s.unbelled ? 1 :
+				(s.inflight || c->stop ? 10 : RKMD_IDLE_POLL_MS));
 		if (ret) {
 			if (ret != -ENOTCONN)
 				rkmd_warn("kernel end went away: %s",
 					  strerror(-ret));
-			break;
+			return ret;
 		}
 	}
+}
 
-	if (corep)
-		*corep = NULL;
+/* After the loop: what the backend holds finished, posted if we can */
+static int core_finish(struct rkmd_core *c, int ret)
+{
 	if (!ret && c->fails_in_a_row >= RKMD_MAX_FAILS_IN_A_ROW)
 		ret = -EIO;	/* stopped because the backend fails */
-	/* Finish what the backend holds; post it if the ring still works. */
 	c->bops->drain(c->be);
 	pthread_mutex_lock(&c->lock);
 	if (!ret)
 		flush_locked(c, 1);
 	pthread_mutex_unlock(&c->lock);
-out_close:
+	return ret;
+}
+
+/* The backend closed, the session's figures logged and returned */
+static void core_close(struct rkmd_core *c, struct rkmd_stats *stats)
+{
 	c->bops->close(c->be);
-	if (!cfg->quiet_stats)
+	if (!c->cfg->quiet_stats)
 		rkmd_info("served %llu jobs (%llu stripes, %llu MiB), %llu rejected, %llu backend errors, %llu faults injected",
 			  (unsigned long long)c->st.jobs,
 			  (unsigned long long)c->st.stripes,
@@ -906,6 +967,34 @@ out_close:
 			  (unsigned long long)c->st.faults);
 	if (stats)
 		*stats = c->st;
+}
+
+int rkmd_serve(struct rkmd_transport *t, const struct rkmd_core_cfg *cfg,
+	       struct rkmd_stats *stats, struct rkmd_core *volatile *corep)
+{
+	struct rkmd_core *c;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->t = t;
+	c->cfg = cfg;
+	c->bops = cfg->backend;
+	pthread_mutex_init(&c->lock, NULL);
+	ret = core_start(c);
+	if (ret)
+		goto out_free;
+	ret = core_attach(c);
+	if (!ret) {
+		if (corep)
+			*corep = c;
+		ret = serve_loop(c);
+		if (corep)
+			*corep = NULL;
+		ret = core_finish(c, ret);
+	}
+	core_close(c, stats);
 out_free:
 	core_free(c);
 	free(c);

@@ -15,7 +15,7 @@
 # file, so both are used at recipe time only.  Without them raidkmd has
 # no cuda backend (a weak reference) and --backend=cuda says so.
 
-RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach
+RKM_RING_NAMES := rkm_ring rkm_shm rkm_entry rkm_attach rkm_desc
 RKM_RING_DIR   := $(TOP)/kernel/raidkm/ring
 RKM_RING_HDRS  := $(wildcard $(RKM_RING_DIR)/*.h) $(TOP)/kernel/raidkm/uapi/raidkm.h
 RKM_RING_OBJS  := $(addprefix $(BUILD)/ring/,$(addsuffix .o,$(RKM_RING_NAMES)))
@@ -31,7 +31,7 @@ RKMD_CFLAGS    := $(HOST_CFLAGS) -I$(TOP)/daemon -pthread
 RKMD_DIR       := $(TOP)/daemon
 RKMD_HDRS      := $(wildcard $(RKMD_DIR)/*.h $(RKMD_DIR)/loopback/*.h $(RKMD_DIR)/bridge/*.h) \
 		  $(RKMD_DIR)/gpu/gpu_status.h $(RKM_RING_HDRS)
-RKMD_LIB_NAMES := core log backends backend_cpu shm_map transport_loop loopback/rkm_loop \
+RKMD_LIB_NAMES := core log backends backend_cpu shm_map shm_remap transport_loop loopback/rkm_loop \
 		  transport_bridge bridge/bridge_io
 RKMD_LIB_OBJS  := $(addprefix $(BUILD)/daemon/,$(addsuffix .o,$(RKMD_LIB_NAMES)))
 RKMD_LIB       := $(BUILD)/lib/librkmd.a

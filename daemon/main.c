@@ -236,7 +236,91 @@ static int serve_bridge(const char *sock_path, const char *ram,
 	return ret;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for */
+struct rkmd_opts {
+	const char *backend, *device, *loop, *logto, *bridge, *ram;
+	const char *gpus, *status_file;
+	int64_t poll_us, spin_us;
+	int fg, verbose;
+	struct rkmd_core_cfg cfg;
+};
+
+/* A number option within [lo, max]; 0, or 2 (exit status) said why */
+static int number_opt(const char *name, const char *arg, uint64_t lo,
+		      uint64_t max, const char *range, uint64_t *v)
+{
+	if (!parse_u64(arg, v) && *v >= lo && *v <= max)
+		return 0;
+	fprintf(stderr, "raidkmd: bad --%s '%s'%s\n", name, arg, range);
+	return 2;
+}
+
+/* One option c (getopt's) with its argument into o; 0, or an exit status */
+static int take_option(int c, const char *arg, struct rkmd_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'b': o->backend = arg; return 0;
+	case 'g': o->gpus = arg; return 0;
+	case 's': o->status_file = arg; return 0;
+	case 'd': o->device = arg; return 0;
+	case 'L': o->loop = arg; return 0;
+	case 'G': o->bridge = arg; return 0;
+	case 'R': o->ram = arg; return 0;
+	case 'f': o->fg = 1; return 0;
+	case 'v': o->verbose = 1; return 0;
+	case 't':
+		if (number_opt("threads", arg, 0, 1024, "", &v))
+			return 2;
+		o->cfg.threads = (int)v;
+		return 0;
+	case 'B':
+		if (number_opt("batch", arg, 1, RAIDKM_MAX_STRIPES, "", &v))
+			return 2;
+		o->cfg.batch = (uint32_t)v;
+		return 0;
+	case 'P':
+		if (number_opt("poll", arg, 0, 1000000, " (0-1000000)", &v))
+			return 2;
+		o->poll_us = (int64_t)v;
+		return 0;
+	case 'S':
+		if (number_opt("spin", arg, 0, 1000000, " (0-1000000)", &v))
+			return 2;
+		o->spin_us = (int64_t)v;
+		return 0;
+	case 'l':
+		o->logto = arg;
+		if (strcmp(arg, "stderr") && strcmp(arg, "syslog")) {
+			fprintf(stderr, "raidkmd: --log is stderr or syslog\n");
+			return 2;
+		}
+		return 0;
+	case 'F':
+		if (parse_fault(arg, &o->cfg.fault)) {
+			fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N, write-input:N, write-output-late:N, fail-late:N)\n",
+				arg);
+			return 2;
+		}
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	case 'V':
+		printf("raidkmd, raidkm offload protocol %d\n",
+		       RAIDKM_PROTO_VERSION);
+		return -1;
+	}
+	usage(stderr);
+	return 2;
+}
+
+/*
+ * The command line into o: 0 to go on, else the exit status (-1: a
+ * clean exit, --help or --version).
+ */
+static int parse_options(int argc, char **argv, struct rkmd_opts *o)
 {
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
@@ -258,190 +342,117 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *backend = "auto", *device = "/dev/raidkm", *loop = NULL;
-	const char *logto = NULL, *bridge = NULL, *ram = NULL;
-	const char *gpus = NULL, *status_file = NULL;
-	int64_t poll_us = -1, spin_us = RKMD_SPIN_US_DEFAULT;
-	struct rkmd_core_cfg cfg;
-	struct rkmd_transport t;
-	int c, fg = 0, verbose = 0, ret, sock;
-	char why[256] = "";
-	uint64_t v;
+	int c, r;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.threads = -1;
+	memset(o, 0, sizeof(*o));
+	o->backend = "auto";
+	o->device = "/dev/raidkm";
+	o->poll_us = -1;
+	o->spin_us = RKMD_SPIN_US_DEFAULT;
+	o->cfg.threads = -1;
 	while ((c = getopt_long(argc, argv, "b:t:d:fvhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			backend = optarg;
-			break;
-		case 't':
-			if (parse_u64(optarg, &v) || v > 1024) {
-				fprintf(stderr, "raidkmd: bad --threads '%s'\n", optarg);
-				return 2;
-			}
-			cfg.threads = (int)v;
-			break;
-		case 'g':
-			gpus = optarg;
-			break;
-		case 's':
-			status_file = optarg;
-			break;
-		case 'B':
-			if (parse_u64(optarg, &v) || !v || v > RAIDKM_MAX_STRIPES) {
-				fprintf(stderr, "raidkmd: bad --batch '%s'\n", optarg);
-				return 2;
-			}
-			cfg.batch = (uint32_t)v;
-			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'L':
-			loop = optarg;
-			break;
-		case 'G':
-			bridge = optarg;
-			break;
-		case 'R':
-			ram = optarg;
-			break;
-		case 'P':
-			if (parse_u64(optarg, &v) || v > 1000000) {
-				fprintf(stderr, "raidkmd: bad --poll '%s' (0-1000000)\n", optarg);
-				return 2;
-			}
-			poll_us = (int64_t)v;
-			break;
-		case 'S':
-			if (parse_u64(optarg, &v) || v > 1000000) {
-				fprintf(stderr, "raidkmd: bad --spin '%s' (0-1000000)\n", optarg);
-				return 2;
-			}
-			spin_us = (int64_t)v;
-			break;
-		case 'f':
-			fg = 1;
-			break;
-		case 'l':
-			logto = optarg;
-			if (strcmp(logto, "stderr") && strcmp(logto, "syslog")) {
-				fprintf(stderr, "raidkmd: --log is stderr or syslog\n");
-				return 2;
-			}
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'F':
-			if (parse_fault(optarg, &cfg.fault)) {
-				fprintf(stderr, "raidkmd: bad --fault '%s' (corrupt:N, delay:USEC, exit-after:N, skip:N, write-input:N, write-output-late:N, fail-late:N)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("raidkmd, raidkm offload protocol %d\n",
-			       RAIDKM_PROTO_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
+		r = take_option(c, optarg, o);
+		if (r)
+			return r;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "raidkmd: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!bridge != !ram || (bridge && loop)) {
+	if (!o->bridge != !o->ram || (o->bridge && o->loop)) {
 		fprintf(stderr, "raidkmd: --bridge and --guest-ram go together, without --loopback\n");
 		return 2;
 	}
-	if (!logto)
-		logto = fg ? "stderr" : "syslog";
-	rkmd_log_open(strcmp(logto, "syslog") ? RKMD_LOG_STDERR :
-		      RKMD_LOG_SYSLOG, verbose);
+	return 0;
+}
 
-	if (!status_file && !loop) {
-		status_file = RKMD_GPU_STATUS_FILE;
+/* --gpus and the status file for the cuda backend; 0 or an exit status */
+static int configure_gpus(struct rkmd_opts *o)
+{
+	char why[256] = "";
+
+	if (!o->status_file && !o->loop) {
+		o->status_file = RKMD_GPU_STATUS_FILE;
 		if (mkdir(RKMD_GPU_STATUS_DIR, 0755) && errno != EEXIST)
-			status_file = "";	/* not root: no status file */
+			o->status_file = "";	/* not root: no status file */
 	}
-	if (rkmd_backend_gpus(gpus, status_file, why, sizeof(why))) {
-		if (gpus)
-			rkmd_err("--gpus=%s: %s", gpus, why);
-		else
-			rkmd_err("--status-file: %s", why);
-		return gpus && !strstr(why, "without") ? 2 : 1;
-	}
+	if (!rkmd_backend_gpus(o->gpus, o->status_file, why, sizeof(why)))
+		return 0;
+	if (o->gpus)
+		rkmd_err("--gpus=%s: %s", o->gpus, why);
+	else
+		rkmd_err("--status-file: %s", why);
+	return o->gpus && !strstr(why, "without") ? 2 : 1;
+}
 
-	cfg.backend = choose_backend(backend, loop != NULL);
-	if (!cfg.backend)
-		return 1;
-	if (cfg.fault.corrupt_every)
+/* Say which faults are injected (tests) */
+static void warn_faults(const struct rkmd_fault *f)
+{
+	if (f->corrupt_every)
 		rkmd_warn("fault injection: corrupting 1 job in %llu",
-			  (unsigned long long)cfg.fault.corrupt_every);
-	if (cfg.fault.delay_us)
+			  (unsigned long long)f->corrupt_every);
+	if (f->delay_us)
 		rkmd_warn("fault injection: delaying completions by %llu us",
-			  (unsigned long long)cfg.fault.delay_us);
-	if (cfg.fault.skip_every)
+			  (unsigned long long)f->delay_us);
+	if (f->skip_every)
 		rkmd_warn("fault injection: skipping the coding of 1 job in %llu",
-			  (unsigned long long)cfg.fault.skip_every);
-	if (cfg.fault.exit_after)
+			  (unsigned long long)f->skip_every);
+	if (f->exit_after)
 		rkmd_warn("fault injection: exiting after %llu jobs",
-			  (unsigned long long)cfg.fault.exit_after);
-	if (cfg.fault.write_input_every)
+			  (unsigned long long)f->exit_after);
+	if (f->write_input_every)
 		rkmd_warn("fault injection: writing an input chunk of 1 job in %llu",
-			  (unsigned long long)cfg.fault.write_input_every);
-	if (cfg.fault.write_output_late_every)
+			  (unsigned long long)f->write_input_every);
+	if (f->write_output_late_every)
 		rkmd_warn("fault injection: writing the outputs of 1 job in %llu after its completion",
-			  (unsigned long long)cfg.fault.write_output_late_every);
+			  (unsigned long long)f->write_output_late_every);
+}
 
-	cfg.stop_flag = &g_stop;
-	cfg.poll_us = poll_us >= 0 ? (uint32_t)poll_us : bridge ? 50 : 0;
-	cfg.spin_us = (uint32_t)spin_us;
-	if (bridge) {
-		if (!fg && daemon(0, 0)) {
-			rkmd_err("daemon: %s", strerror(errno));
-			return 1;
+/*
+ * The kernel end: --loopback's socket, else /dev/raidkm; 0, -EDOM for a
+ * bad --loopback, or -errno
+ */
+static int open_transport(const struct rkmd_opts *o, struct rkmd_transport *t)
+{
+	const char *loop = o->loop;
+	char why[256] = "";
+	uint64_t v;
+	int sock, ret;
+
+	if (!loop) {
+		ret = rkmd_nl_open(t, o->device, why, sizeof(why));
+	} else if (!strncmp(loop, "fd:", 3)) {
+		if (parse_u64(loop + 3, &v) || v > 65535) {
+			fprintf(stderr, "raidkmd: bad --loopback '%s'\n", loop);
+			return -EDOM;
 		}
-		setup_signals();
-		return serve_bridge(bridge, ram, &cfg);
-	}
-	if (loop) {
-		if (!strncmp(loop, "fd:", 3)) {
-			if (parse_u64(loop + 3, &v) || v > 65535) {
-				fprintf(stderr, "raidkmd: bad --loopback '%s'\n", loop);
-				return 2;
-			}
-			sock = (int)v;
-		} else {
-			sock = rkmd_loop_connect(loop, why, sizeof(why));
-			if (sock < 0) {
-				rkmd_err("loopback: %s", why);
-				return 1;
-			}
-		}
-		ret = rkmd_loop_open(&t, sock, why, sizeof(why));
+		ret = rkmd_loop_open(t, (int)v, why, sizeof(why));
 	} else {
-		ret = rkmd_nl_open(&t, device, why, sizeof(why));
+		sock = rkmd_loop_connect(loop, why, sizeof(why));
+		ret = sock < 0 ? sock :
+		      rkmd_loop_open(t, sock, why, sizeof(why));
 	}
-	if (ret) {
-		rkmd_err("%s", why);
-		return 1;
-	}
-	if (!fg && daemon(0, 0)) {
+	if (ret && why[0])
+		rkmd_err("%s%s", loop && strncmp(loop, "fd:", 3) ?
+			 "loopback: " : "", why);
+	return ret;
+}
+
+/* One session on the netlink or loopback transport; the exit status */
+static int serve_kernel(const struct rkmd_opts *o, struct rkmd_core_cfg *cfg)
+{
+	struct rkmd_transport t;
+	int ret = open_transport(o, &t);
+
+	if (ret)
+		return ret == -EDOM ? 2 : 1;
+	if (!o->fg && daemon(0, 0)) {
 		rkmd_err("daemon: %s", strerror(errno));
 		t.ops->close(&t);
 		return 1;
 	}
-
 	setup_signals();
-	ret = rkmd_serve(&t, &cfg, NULL, &g_core);
+	ret = rkmd_serve(&t, cfg, NULL, &g_core);
 	t.ops->close(&t);
 	if (ret == -ECONNRESET || ret == -ENOTCONN) {
 		rkmd_err("detached by the kernel end (missed deadline, wrong result or module unload: see dmesg)");
@@ -453,4 +464,37 @@ int main(int argc, char **argv)
 	}
 	rkmd_info("detached cleanly");
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rkmd_opts o;
+	int ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (!o.logto)
+		o.logto = o.fg ? "stderr" : "syslog";
+	rkmd_log_open(strcmp(o.logto, "syslog") ? RKMD_LOG_STDERR :
+		      RKMD_LOG_SYSLOG, o.verbose);
+	ret = configure_gpus(&o);
+	if (ret)
+		return ret;
+	o.cfg.backend = choose_backend(o.backend, o.loop != NULL);
+	if (!o.cfg.backend)
+		return 1;
+	warn_faults(&o.cfg.fault);
+	o.cfg.stop_flag = &g_stop;
+	o.cfg.poll_us = o.poll_us >= 0 ? (uint32_t)o.poll_us :
+			o.bridge ? 50 : 0;
+	o.cfg.spin_us = (uint32_t)o.spin_us;
+	if (!o.bridge)
+		return serve_kernel(&o, &o.cfg);
+	if (!o.fg && daemon(0, 0)) {
+		rkmd_err("daemon: %s", strerror(errno));
+		return 1;
+	}
+	setup_signals();
+	return serve_bridge(o.bridge, o.ram, &o.cfg);
 }

@@ -13,15 +13,22 @@
 
 enum rkmd_op {
 	RKMD_OP_ENCODE = 1,	/* chunk[0..k-1] -> chunk[k..k+m-1] */
-	RKMD_OP_DECODE,		/* rebuild the chunks set in mask */
+	RKMD_OP_DECODE,		/* rebuild the chunks set in want */
 	RKMD_OP_DELTA,		/* parity ^= f(old[i] ^ chunk[i]), i in mask */
 	RKMD_OP_CHECK,		/* result[s]: 0 consistent, 1 mismatch */
 };
 
 /*
- * One job: nstripes stripes of the same (k, m, len, op, mask).  Stripe s
- * uses chunk[s * (k + m) + i] (data then parity) and, for DELTA,
+ * One job: nstripes stripes of the same (k, m, len, op, mask, want).
+ * Stripe s uses chunk[s * (k + m) + i] (data then parity) and, for DELTA,
  * old[s * k + i].  All pointers lie inside the arena given to ->open.
+ *
+ * DECODE: mask is the erased chunks, want (a non-empty subset of mask)
+ * the ones to write; the chunks not in mask are the survivors (the first
+ * k are read).  chunk[] of a chunk in mask but not in want is NULL.  A
+ * backend sees want != mask only when its ops set decode_want; the core
+ * asks the kernel end for RAIDKM_FEAT_DECODE_WANT only then, so a backend
+ * that ignores want (and rebuilds every chunk in mask) stays correct.
  */
 struct rkmd_job {
 	uint64_t tag;		/* the core's; backends pass it through */
@@ -29,6 +36,7 @@ struct rkmd_job {
 	uint32_t len;		/* bytes per chunk, multiple of 64 */
 	uint32_t nstripes;
 	uint64_t mask;
+	uint64_t want;		/* DECODE: the chunks written (see above) */
 	uint8_t **chunk;
 	uint8_t **old;
 	int32_t *result;	/* CHECK: one per stripe */
@@ -60,6 +68,11 @@ struct rkmd_backend_ops {
 	/* Wait until every submitted job has completed. */
 	void (*drain)(struct rkmd_backend *b);
 	void (*close)(struct rkmd_backend *b);
+	/*
+	 * DECODE honours job->want (writes only those chunks).  Last, so
+	 * that tables initialised in order leave it 0: not honoured.
+	 */
+	int decode_want;
 };
 
 extern const struct rkmd_backend_ops rkmd_cpu_backend;

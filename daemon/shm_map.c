@@ -14,6 +14,7 @@
 
 #include "ring/rkm_ring.h"
 #include "rkmd.h"
+#include "rkmd_remap.h"
 
 void *rkmd_map_shm(int fd, const struct raidkm_shm_hdr *h, int flags,
 		   char *why, size_t whylen)
@@ -24,6 +25,8 @@ void *rkmd_map_shm(int fd, const struct raidkm_shm_hdr *h, int flags,
 	char *base;
 	void *p;
 
+	/* GPU workers map it again from these notes (rkmd_remap.h) */
+	rkmd_remap_reset();
 	if (!(h->features & RAIDKM_FEAT_RO_INPUT)) {
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | flags,
 			 fd, 0);
@@ -32,6 +35,8 @@ void *rkmd_map_shm(int fd, const struct raidkm_shm_hdr *h, int flags,
 				 strerror(errno));
 			return NULL;
 		}
+		rkmd_remap_note(p, len, PROT_READ | PROT_WRITE,
+				MAP_SHARED | flags, fd, 0);
 		return p;
 	}
 	part[n].off = 0;
@@ -62,8 +67,11 @@ void *rkmd_map_shm(int fd, const struct raidkm_shm_hdr *h, int flags,
 				 (unsigned long long)part[i].off,
 				 strerror(errno));
 			munmap(base, len);
+			rkmd_remap_reset();
 			return NULL;
 		}
+		rkmd_remap_note(p, part[i].len, part[i].prot,
+				MAP_SHARED | flags, fd, part[i].off);
 	}
 	return base;
 }

@@ -10,12 +10,14 @@
 #   3. compute-sanitizer memcheck over gpu_check --short (if installed)
 #   4. gpu_loop: the daemon core and the loopback ring, --backend=cuda,
 #      then again with RKMD_CUDA_JIT=sync
-#   5. the multi-GPU backend: gpu_check --gpus=LIST (spreading, a failure
-#      in one instance, then in all) and gpu_loop --drop (a failure under
-#      the daemon core, the status file); LIST is "all" with two or more
-#      GPUs (then also a real GPU trap, --drop=trap), else "0,0": two
-#      instances, each in its own context, on one GPU (failed launches
-#      injected: a trap kills every context of the process on its GPU)
+#   5. the multi-GPU backend, one worker process per instance:
+#      gpu_check --gpus=LIST (spreading, a failure in one worker, its
+#      restart, then a failure in all) and gpu_loop --drop (a failure
+#      under the daemon core, the status file, the restarted worker
+#      coding again), each with a failed launch injected and with a real
+#      GPU trap (--fault=trap, --drop=trap); LIST is "all" with two or more
+#      GPUs, else "0,0": two workers on one GPU, each its own process.
+#      GPUs are counted as CUDA_VISIBLE_DEVICES or nvidia-smi shows them.
 #   6. a hung batch in instance 1 (RKMD_CUDA_HANG_MS=1000): gpu_check
 #      --hang (held on the GPU behind a kernel that waits for close),
 #      --hang=withhold (completion withheld) and gpu_loop --hang (held,
@@ -100,29 +102,30 @@ if [ -n "$loop" ]; then
 	tally $rc "gpu_loop (RKMD_CUDA_JIT=sync)"
 fi
 
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+	ngpu=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+else
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+fi
 if [ "${ngpu:-0}" -ge 2 ]; then
 	gpus=all
 else
 	gpus=0,0
 fi
 echo "# multi-GPU backend over --gpus=$gpus ($ngpu GPUs visible)"
-"$check" --gpus=$gpus >"$out" 2>&1
-rc=$?
-sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus'] /' "$out"
-tally $rc "gpu_check --gpus=$gpus"
-if [ -n "$loop" ]; then
-	RKMD_GPUS=$gpus "$loop" --drop >"$out" 2>&1
+for fault in fail trap; do
+	timeout 600 "$check" --gpus=$gpus --fault=$fault >"$out" 2>&1
 	rc=$?
-	sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus', drop] /' "$out"
-	tally $rc "gpu_loop --drop (RKMD_GPUS=$gpus)"
-	if [ "$gpus" = all ]; then
-		# instances on different GPUs: a real trap in instance 1
-		RKMD_GPUS=all "$loop" --drop=trap >"$out" 2>&1
+	sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus', '$fault'] /' "$out"
+	tally $rc "gpu_check --gpus=$gpus --fault=$fault"
+done
+if [ -n "$loop" ]; then
+	for drop in drop drop=trap; do
+		RKMD_GPUS=$gpus timeout 600 "$loop" --$drop >"$out" 2>&1
 		rc=$?
-		sed 's/^\(PASS\|FAIL\) /\1 [gpus=all, trap] /' "$out"
-		tally $rc "gpu_loop --drop=trap (RKMD_GPUS=all)"
-	fi
+		sed 's/^\(PASS\|FAIL\) /\1 [gpus='$gpus', '$drop'] /' "$out"
+		tally $rc "gpu_loop --$drop (RKMD_GPUS=$gpus)"
+	done
 fi
 
 # a hung batch: dropped, its jobs failed back, the other instance serving,

@@ -12,21 +12,20 @@
  *   gpu_check --short      a small run (under compute-sanitizer)
  *   gpu_check --no-device  expects probe() and open() to refuse, with a
  *                          reason (run with CUDA_VISIBLE_DEVICES=)
- *   gpu_check --gpus=LIST  the multi-GPU backend (raidkmd's "cuda") over
- *                          LIST (e.g. 0,0: two instances on one GPU, or
- *                          all): some geometries, jobs spread over the
- *                          instances, a GPU fault in one instance (its
- *                          jobs re-run on the other or failed back), then
- *                          in the last one; the fault is a failed launch
- *                          (a GPU trap kills every instance on its GPU),
- *                          --fault=trap: a GPU trap (instances on
- *                          different GPUs)
+ *   gpu_check --gpus=LIST  the multi-GPU backend (raidkmd's "cuda"), one
+ *                          worker process per entry of LIST (e.g. 0,0:
+ *                          two on one GPU, or all): some geometries, jobs
+ *                          spread over the workers, a GPU fault in one
+ *                          worker (its jobs re-run on the other or failed
+ *                          back; it restarts and serves again), then in
+ *                          every one; the fault is a failed launch, or
+ *                          with --fault=trap a real GPU trap
  *   gpu_check --gpus=LIST --hang[=withhold]
- *                          a batch of instance 1 hangs (held on the GPU
- *                          until close, or its completion withheld; run
- *                          with a short RKMD_CUDA_HANG_MS): dropped, its
- *                          jobs failed back, the other instance serving,
- *                          the held kernel released at close
+ *                          a batch of instance 1 hangs (held on the GPU,
+ *                          or its completion withheld; run with a short
+ *                          RKMD_CUDA_HANG_MS): its worker down, its jobs
+ *                          failed back, the other instance serving, the
+ *                          held batch gone with the worker, a new worker
  *
  * Prints PASS/FAIL lines; exits non-zero if anything failed.
  */
@@ -238,6 +237,84 @@ static uint64_t random_pattern(int n, int ne, uint64_t *seed)
 	return mask;
 }
 
+/*
+ * DECODE of mask wanting only want: the wanted chunks rebuilt, the other
+ * erased ones given as NULL pointers (as the core does) and, poisoned,
+ * left untouched.  0, the job's status, -EBADMSG (wrong) or -EFAULT (an
+ * unwanted chunk written).
+ */
+static int decode_want_one(struct sset *ss, uint64_t mask, uint64_t want,
+			   uint8_t *save)
+{
+	const size_t nch = (size_t)ss->ns * ss->n;
+	uint8_t **ptrs = (uint8_t **)malloc(nch * sizeof(*ptrs));
+	uint8_t **keep = ss->chunk;
+	struct tu_job t;
+	int i, st, bad = 0, wrote = 0;
+	uint32_t s;
+
+	for (s = 0; s < ss->ns; s++)
+		for (i = 0; i < ss->n; i++) {
+			uint8_t *c = keep[s * ss->n + i];
+
+			ptrs[s * ss->n + i] = c;
+			if (!(mask >> i & 1))
+				continue;
+			memcpy(save + ((size_t)s * ss->n + i) * ss->len, c,
+			       ss->len);
+			memset(c, 0xee, ss->len);
+			if (!(want >> i & 1))
+				ptrs[s * ss->n + i] = NULL;
+		}
+	ss->chunk = ptrs;
+	job_init(&t, ss, RKMD_OP_DECODE, mask, NULL);
+	t.job.want = want;
+	st = run(&t);
+	ss->chunk = keep;
+	for (s = 0; s < ss->ns; s++)
+		for (i = 0; i < ss->n; i++) {
+			uint8_t *c = keep[s * ss->n + i];
+			const uint8_t *o = save + ((size_t)s * ss->n + i) * ss->len;
+
+			if (!(mask >> i & 1))
+				continue;
+			if (want >> i & 1)
+				bad |= !!memcmp(o, c, ss->len);
+			else
+				wrote |= c[0] != 0xee || c[ss->len - 1] != 0xee;
+			memcpy(c, o, ss->len);
+		}
+	free(ptrs);
+	return st ? st : bad ? -EBADMSG : wrote ? -EFAULT : 0;
+}
+
+/* Wanted subsets: the lowest erased chunk alone, then the others */
+static void test_decode_want(struct sset *ss, uint64_t *seed,
+			     const char *tag)
+{
+	uint8_t *save = (uint8_t *)malloc((size_t)ss->n * ss->len * ss->ns);
+	int npair = 0, nbad = 0, nwrote = 0, i, r;
+
+	for (i = 0; i < (short_run ? 2 : 6); i++) {
+		int ne = ss->m < 2 ? ss->m : 2 + (int)(tu_rand(seed) %
+						       (ss->m - 1));
+		uint64_t mask = random_pattern(ss->n, ne, seed);
+		uint64_t w[2] = { mask & (~mask + 1), mask & (mask - 1) };
+
+		for (int q = 0; q < 2; q++) {
+			if (!w[q])
+				continue;
+			r = decode_want_one(ss, mask, w[q], save);
+			npair++;
+			nbad += r && r != -EFAULT;
+			nwrote += r == -EFAULT;
+		}
+	}
+	report(!nbad && !nwrote, "decode %s of a wanted subset: %d (mask, want) pairs, %d wrong, %d wrote an unwanted chunk",
+	       tag, npair, nbad, nwrote);
+	free(save);
+}
+
 static void test_decode(struct sset *ss, uint64_t *seed, const char *tag)
 {
 	uint8_t *save = (uint8_t *)malloc((size_t)ss->m * ss->len * ss->ns);
@@ -394,6 +471,7 @@ static void test_geometry(int k, int m, uint32_t len, uint32_t ns,
 	}
 	if (test_encode(&ss, &seed, tag)) {
 		test_decode(&ss, &seed, tag);
+		test_decode_want(&ss, &seed, tag);
 		test_delta(&ss, &seed, tag);
 		test_check(&ss, &seed, tag);
 	}
@@ -649,10 +727,11 @@ static void test_spread(uint64_t seed)
 
 /*
  * A GPU fault in instance `victim` with jobs of `op` (ENCODE or DELTA) in
- * flight: the instance is dropped; encode jobs all complete correctly
- * (re-run on another instance); delta jobs of the failed batches are
- * failed back (-EIO, the kernel would code them on its CPU), the others
- * complete correctly; nothing completes wrong.
+ * flight: its worker goes down (one fault, none elsewhere); encode jobs
+ * all complete correctly (re-run on another instance); delta jobs of the
+ * failed batches are failed back (-EIO, the kernel would code them on its
+ * CPU), the others complete correctly; nothing completes wrong.  Then
+ * its worker restarts and serves again.
  */
 static void test_drop(int op, int victim, uint64_t seed)
 {
@@ -661,8 +740,8 @@ static void test_drop(int op, int victim, uint64_t seed)
 	struct tu_job *t = (struct tu_job *)calloc(nj, sizeof(*t));
 	struct rkmd_gpu_state a[RKMD_GPUS_MAX], b[RKMD_GPUS_MAX];
 	uint8_t *par[RKM_MAX_M];
-	int i, n, ok = 0, eio = 0, other = 0, wrong = 0, live = 0, was = 0;
-	int pass;
+	int i, n, ok = 0, eio = 0, other = 0, wrong = 0, others = 0;
+	int pass, back;
 	uint32_t s;
 
 	tu_arena_reset(&arena);
@@ -706,13 +785,13 @@ static void test_drop(int op, int victim, uint64_t seed)
 		}
 		sset_free(&ss[i]);
 	}
-	for (i = 0; i < n; i++) {
-		was += !a[i].dropped;
-		live += !b[i].dropped;
-	}
-	/* the victim and only the victim dropped */
-	pass = n >= 2 && victim < n && b[victim].dropped && !a[victim].dropped &&
-	       live == was - 1 && !wrong && !other && !sink.calls_after_done;
+	for (i = 0; i < n; i++)
+		if (i != victim)
+			others += b[i].faults != a[i].faults;
+	/* the victim's worker and only it went down */
+	pass = n >= 2 && victim < n && !a[victim].dropped &&
+	       b[victim].faults == a[victim].faults + 1 && !others &&
+	       !wrong && !other && !sink.calls_after_done;
 	if (op == RKMD_OP_ENCODE)
 		pass = pass && ok == nj && b[victim].reruns > a[victim].reruns &&
 		       b[victim].failed_back == a[victim].failed_back;
@@ -721,35 +800,27 @@ static void test_drop(int op, int victim, uint64_t seed)
 		       (uint64_t)eio == b[victim].failed_back -
 					a[victim].failed_back;
 	report(pass,
-	       "%s in instance %d of %d, %d %s jobs in flight: dropped %d (\"%s\"), %d ok, %d failed back, %d other, %d wrong, %llu re-run on the others, %d instances left",
+	       "%s in instance %d of %d, %d %s jobs in flight: its worker down (\"%s\"), %d ok, %d failed back, %d other, %d wrong, %llu re-run on the others, %d other instances down",
 	       fault_kind == RKMD_GPU_FAIL ? "failed launch" : "GPU trap", victim, n, nj,
 	       op == RKMD_OP_DELTA ? "delta" : "encode",
-	       victim < n ? b[victim].dropped : -1,
 	       victim < n ? b[victim].why : "", ok, eio, other, wrong,
 	       victim < n ? (unsigned long long)(b[victim].reruns -
 						 a[victim].reruns) : 0ull,
-	       live);
+	       others);
+	back = victim < n && !rkmd_gpus_wait_up(be, victim,
+						 a[victim].restarts + 1, 60000);
+	gpus_state(b);
+	report(back, "instance %d's worker restarted and serving again (pid %d, %llu restarts)",
+	       victim, victim < n ? b[victim].pid : 0,
+	       victim < n ? (unsigned long long)b[victim].restarts : 0ull);
 	free(ss);
 	free(t);
-}
-
-/* Reopen the backend: fresh instances for the next fault test */
-static int reopen(void)
-{
-	char why[256] = "";
-
-	ops->close(be);
-	be = ops->open(arena.base, arena.size, 0, 0, tu_complete, &sink, why,
-		       sizeof(why));
-	if (!be)
-		report(0, "reopen: %s", why);
-	return be != NULL;
 }
 
 /* The last live instance fails: jobs fail back, later submits too. */
 static void test_last_fault(uint64_t seed)
 {
-	struct rkmd_gpu_state st[RKMD_GPUS_MAX];
+	struct rkmd_gpu_state st[RKMD_GPUS_MAX], st0[RKMD_GPUS_MAX];
 	struct sset ss;
 	struct tu_job t, t2;
 	int i, n, live = 0, left = 0, st1, r2;
@@ -760,11 +831,13 @@ static void test_last_fault(uint64_t seed)
 		return;
 	}
 	n = gpus_state(st);
+	memcpy(st0, st, sizeof(st));
 	for (i = 0; i < n; i++)
 		if (!st[i].dropped) {
 			rkmd_gpus_inject_fault(be, i, fault_kind);
 			live++;
 		}
+	/* the workers restart after their backoff: long enough for this */
 	/* it traps in one, is re-run in the next, which traps too, ... */
 	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
 	st1 = run(&t);
@@ -777,6 +850,13 @@ static void test_last_fault(uint64_t seed)
 	report(live >= 1 && !left && st1 == -EIO && r2 == -EIO,
 	       "%s in every live instance (%d): job %d, next job %d (both want -EIO: the kernel's CPU codec), %d instances left",
 	       fault_kind == RKMD_GPU_FAIL ? "failed launch" : "GPU trap", live, st1, r2, left);
+	for (i = 0, left = 0; i < n; i++)
+		left += !rkmd_gpus_wait_up(be, i, st0[i].restarts + 1, 60000);
+	job_init(&t, &ss, RKMD_OP_ENCODE, 0, NULL);
+	st1 = run(&t);
+	report(left == n && !st1 && !parity_mismatches(&ss),
+	       "after it every worker restarted (%d of %d serving) and codes again: job %d",
+	       left, n, st1);
 	sset_free(&ss);
 }
 
@@ -818,14 +898,14 @@ static int failed_right(struct sset *ss, const char *failed, int n)
 
 /*
  * --hang: instance 1's next batch hangs with 48 encode jobs in flight,
- * held on the GPU behind a kernel that waits for close() (how ==
- * RKMD_GPU_HANG) or run with its completion withheld (RKMD_GPU_WITHHOLD).
- * After RKMD_CUDA_HANG_MS the instance is dropped, the hung batch's jobs
- * are failed back (-EIO: the GPU may still write them), those queued
- * behind it re-run on instance 0, the rest complete right; instance 0
- * then codes 48 more jobs right while the held kernel still waits; close
- * releases it, and the released batch writes its parity (right) before
- * the contexts go: the process ends cleanly.
+ * held on the GPU behind a kernel that waits for a release that never
+ * comes (how == RKMD_GPU_HANG) or run with its completion withheld
+ * (RKMD_GPU_WITHHOLD).  After RKMD_CUDA_HANG_MS instance 1's worker goes
+ * down, the hung batch's jobs are failed back (-EIO: the kernel codes
+ * them), those queued behind it re-run on instance 0, the rest complete
+ * right; instance 0 codes 48 more jobs right meanwhile; the worker ends
+ * with its context, so the held batch never runs (its parity stays
+ * unwritten) while the withheld one did; a new worker serves instance 1.
  */
 static void run_hang(enum rkmd_gpu_fault how, uint64_t seed)
 {
@@ -863,13 +943,13 @@ static void run_hang(enum rkmd_gpu_fault how, uint64_t seed)
 	el = tu_now() - t0;
 	gpus_state(b);
 	o = tally(ss, t, nj, failed);
-	pass = b[victim].dropped && !a[victim].dropped &&
-	       strstr(b[victim].why, "hung") && !b[0].dropped &&
+	pass = b[victim].faults == a[victim].faults + 1 && !a[victim].dropped &&
+	       strstr(b[victim].why, "hung") && b[0].faults == a[0].faults &&
 	       o.eio >= 1 && o.ok + o.eio == nj && !o.wrong && !o.other &&
 	       (uint64_t)o.eio == b[victim].failed_back - a[victim].failed_back &&
 	       el >= 0.9 * hang_s;
 	report(pass,
-	       "hung batch (%s) in instance %d of %d, %d encode jobs in flight: dropped after %.2f s (\"%s\"), %d ok, %d failed back, %llu re-run on the others, %d other, %d wrong",
+	       "hung batch (%s) in instance %d of %d, %d encode jobs in flight: its worker down after %.2f s (\"%s\"), %d ok, %d failed back, %llu re-run on the others, %d other, %d wrong",
 	       held, victim, n, nj, el, b[victim].why, o.ok, o.eio,
 	       (unsigned long long)(b[victim].reruns - a[victim].reruns),
 	       o.other, o.wrong);
@@ -887,11 +967,13 @@ static void run_hang(enum rkmd_gpu_fault how, uint64_t seed)
 	gpus_state(c);
 	o2 = tally(ss + nj, t + nj, nj, NULL);
 	report(o2.ok == nj && !o2.wrong && !c[0].dropped &&
-	       c[0].jobs - b[0].jobs == (uint64_t)nj &&
-	       c[victim].jobs == b[victim].jobs,
-	       "instance 0 keeps serving beside the hung one: %d more encode jobs, %d ok, %d wrong, %llu coded by instance 0",
+	       c[0].faults == b[0].faults &&
+	       c[0].jobs - b[0].jobs >= (uint64_t)nj / 2,
+	       "instance 0 keeps serving after the hang: %d more encode jobs, %d ok, %d wrong, %llu coded by instance 0",
 	       nj, o2.ok, o2.wrong,
 	       (unsigned long long)(c[0].jobs - b[0].jobs));
+	report(!rkmd_gpus_wait_up(be, victim, a[victim].restarts + 1, 60000),
+	       "instance %d's worker restarted and serving again", victim);
 
 	report(!sink.calls_after_done, "no job completed twice (%llu extra done() calls)",
 	       (unsigned long long)sink.calls_after_done);
@@ -900,10 +982,11 @@ static void run_hang(enum rkmd_gpu_fault how, uint64_t seed)
 	be = NULL;
 	el = tu_now() - t0;
 	right = failed_right(ss, failed, nj);
-	report(right == o.eio,
-	       "close %s in %.3f s; the hung batch's %d jobs' parity then right: %d",
-	       how == RKMD_GPU_HANG ? "released the held kernel and tore the contexts down" :
-	       "tore the contexts down", el, o.eio, right);
+	report(el < 30 && right == (how == RKMD_GPU_HANG ? 0 : o.eio),
+	       "close in %.3f s; the hung batch's %d jobs' parity: %d right (want %s)",
+	       el, o.eio, right, how == RKMD_GPU_HANG ?
+	       "0: the held batch ended with its worker's context, unrun" :
+	       "all: the withheld batch ran");
 	alarm(0);
 	for (i = 0; i < 2 * nj; i++)
 		sset_free(&ss[i]);
@@ -929,11 +1012,8 @@ static int run_multi(uint64_t seed)
 	test_spread(seed++);
 	test_bad_jobs(seed++);
 	test_drop(RKMD_OP_ENCODE, n - 1, seed++);
-	if (fault_kind == RKMD_GPU_FAIL) {	/* a trapped GPU is gone */
-		if (!reopen())
-			return 1;
-		test_drop(RKMD_OP_DELTA, 0, seed++);
-	}
+	test_spread(seed++);	/* the restarted worker takes its share */
+	test_drop(RKMD_OP_DELTA, 0, seed++);
 	test_last_fault(seed++);
 	return 0;
 }
@@ -982,9 +1062,13 @@ int main(int argc, char **argv)
 			hang = RKMD_GPU_WITHHOLD;
 		} else if (!strcmp(argv[i], "--fault=trap")) {
 			fault_kind = RKMD_GPU_TRAP;
+		} else if (!strcmp(argv[i], "--fault=fail")) {
+			fault_kind = RKMD_GPU_FAIL;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* no kernel deadline here: a stalled worker is the hang timeout's */
+	setenv("RKMD_GPUS_STALL_MS", "0", 0);
 	if (short_run || nodev)
 		asz = 64 << 20;
 	if (tu_arena_init(&arena, asz)) {

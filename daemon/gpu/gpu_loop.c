@@ -196,6 +196,72 @@ static void job_of(struct rkm_loop_job *j, const struct stripes *s, int op,
 	j->offs = s->offs;
 }
 
+/*
+ * DECODE of a wanted subset (RAIDKM_FEAT_DECODE_WANT, which the cuda
+ * backend declares): min(m, 2) erasures, the lowest one wanted, then the
+ * others; described as raidkm.ko does (rkm_loop_describe).  The wanted
+ * chunks are rebuilt, the unwanted erased ones keep their poison.
+ */
+static void test_want(const struct stripes *s)
+{
+	static uint8_t save[RKM_MAX_N][RAIDKM_MAX_STRIPES][LEN_MAX];
+	static uint64_t offs[RAIDKM_MAX_STRIPES * RKM_MAX_N * 2];
+	const int feat = !!(rkm_loop_features(loop) & RAIDKM_FEAT_DECODE_WANT);
+	uint8_t *ch[RKM_MAX_N];
+	struct rkm_loop_job j;
+	uint64_t mask = 0, want, w[2];
+	char what[64], det[160];
+	int i, r, bad = 0, touched = 0, q;
+	uint32_t st;
+
+	while (__builtin_popcountll(mask) < (s->m < 2 ? s->m : 2))
+		mask |= 1ull << (rnd() % s->n);
+	w[0] = mask & -mask;
+	w[1] = mask & ~w[0];
+	for (q = 0; q < 2; q++) {
+		want = w[q];
+		if (!want)
+			continue;
+		for (st = 0; st < s->ns; st++)
+			for (i = 0; i < s->n; i++)
+				if (mask >> i & 1) {
+					memcpy(save[i][st], chunk(s, st, i), s->len);
+					memset(chunk(s, st, i), 0xee, s->len);
+				}
+		job_of(&j, s, RAIDKM_OP_DECODE, mask);
+		j.want = want;
+		j.offs = offs;
+		for (st = 0; st < s->ns; st++) {
+			for (i = 0; i < s->n; i++)
+				ch[i] = chunk(s, st, i);
+			if (rkm_loop_describe(loop, &j, ch, NULL, st, offs))
+				bad++;
+		}
+		r = bad ? -1 : run_jobs(&j, 1);
+		for (st = 0; st < s->ns; st++)
+			for (i = 0; i < s->n; i++) {
+				uint8_t *p = chunk(s, st, i);
+
+				if (!(mask >> i & 1))
+					continue;
+				if (want >> i & 1)
+					bad += !!memcmp(save[i][st], p, s->len);
+				else if (feat)
+					touched += p[0] != 0xee ||
+						   p[s->len - 1] != 0xee;
+				memcpy(p, save[i][st], s->len);
+			}
+		bad += r || recs[0].status;
+	}
+	snprintf(what, sizeof(what), "ring %d+%d len %u x %u", s->k, s->m,
+		 s->len, s->ns);
+	snprintf(det, sizeof(det), "decode 0x%llx wanting 0x%llx, then 0x%llx (feature %s): %d wrong, %d unwanted chunks written",
+		 (unsigned long long)mask, (unsigned long long)w[0],
+		 (unsigned long long)w[1], feat ? "agreed" : "NOT agreed",
+		 bad, touched);
+	report(feat && !bad && !touched, what, det);
+}
+
 static void test_geometry(int k, int m, uint32_t len, uint32_t ns)
 {
 	static struct stripes s;
@@ -259,6 +325,8 @@ static void test_geometry(int k, int m, uint32_t len, uint32_t ns)
 			 (unsigned long long)mask, r, recs[0].status, bad);
 		report(!r && !recs[0].status && !bad, what, det);
 	}
+
+	test_want(&s);
 
 	/* delta: old copies after the chunk offsets */
 	mask = 1 + rnd() % ((1ull << k) - 1);
@@ -376,56 +444,95 @@ static int test_many(int failback)
 
 /*
  * The status file after instance 1's fault, read by raidkmctl's own
- * parser (tools/ctl/ctl_gpus.c): written by this process, instance 1
- * dropped with `why` in its reason and jobs re-run elsewhere (hung == 0)
- * or failed back (hung), every other instance serving.
+ * parser (tools/ctl/ctl_gpus.c): written by this process, instance 1's
+ * worker down once with `why` in its last reason and jobs re-run
+ * elsewhere (hung == 0) or failed back (hung), no other worker down.
  */
-static void check_status_file(const char *path, const char *why, int hung)
+static void check_status_file(const char *path, const char *why, int hung,
+			      struct rkmctl_gpus *g)
 {
-	static struct rkmctl_gpus g;
-	char det[512] = "";
+	char det[640] = "";
 	int i, ok;
 
-	rkmctl_gpus_load(path, &g);
-	ok = g.state == RKMCTL_GPUS_OK && g.pid == (int)getpid() && g.n >= 2;
-	for (i = 0; ok && i < g.n; i++) {
-		const struct rkmctl_gpu *u = &g.gpu[i];
+	rkmctl_gpus_load(path, g);
+	ok = g->state == RKMCTL_GPUS_OK && g->pid == (int)getpid() &&
+	     g->n >= 2;
+	for (i = 0; ok && i < g->n; i++) {
+		const struct rkmctl_gpu *u = &g->gpu[i];
 		size_t o = strlen(det);
 
 		snprintf(det + o, sizeof(det) - o,
-			 "[gpu %d %s: %llu jobs, %llu re-run, %llu failed back%s%s] ",
-			 i, u->dropped ? "dropped" : "serving",
+			 "[gpu %d %s, worker %s, %llu faults, %llu restarts: %llu jobs, %llu re-run, %llu failed back%s%s] ",
+			 i, u->dropped ? "dropped" : "serving", u->wstate,
+			 (unsigned long long)u->faults,
+			 (unsigned long long)u->restarts,
 			 (unsigned long long)u->jobs,
 			 (unsigned long long)u->reruns,
 			 (unsigned long long)u->failed_back,
-			 u->dropped ? ", " : "", u->why);
-		if (i != 1)
-			ok = !u->dropped;
+			 u->faults ? ", " : "", u->last_why);
+		if (!u->worker)
+			ok = 0;
+		else if (i != 1)
+			ok = !u->faults;
 		else
-			ok = u->dropped && strstr(u->why, why) &&
+			ok = u->faults == 1 && strstr(u->last_why, why) &&
 			     (hung ? u->failed_back >= 1 : u->reruns >= 1);
 	}
-	if (g.state != RKMCTL_GPUS_OK)
-		snprintf(det, sizeof(det), "state %d: %s", g.state, g.why);
+	if (g->state != RKMCTL_GPUS_OK)
+		snprintf(det, sizeof(det), "state %d: %s", g->state, g->why);
 	report(ok, hung ?
-	       "status file: instance 1 dropped as hung, its jobs failed back, the others serving" :
-	       "status file: instance 1 dropped, its jobs re-run, the others serving",
+	       "status file: instance 1's worker down as hung, its jobs failed back, no other down" :
+	       "status file: instance 1's worker down, its jobs re-run, no other down",
 	       det);
 }
 
-/* instance 1 fails (or hangs) at its 3rd job; then on what is left */
+/* Wait up to 60 s for instance 1's worker to serve again after a restart */
+static int wait_rejoined(const char *path, struct rkmctl_gpus *g)
+{
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		rkmctl_gpus_load(path, g);
+		if (g->state == RKMCTL_GPUS_OK && g->n >= 2 &&
+		    g->gpu[1].worker && !strcmp(g->gpu[1].wstate, "up") &&
+		    g->gpu[1].restarts >= 1)
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+/*
+ * Instance 1 fails (or hangs) at its 3rd job; its worker restarts and
+ * rejoins: the next jobs are all right and instance 1 codes some.
+ */
 static int drop_test(const char *state, int hung)
 {
-	int failed = test_many(hung);
-	char det[64];
+	static struct rkmctl_gpus g, g2;
+	int failed = test_many(hung), back;
+	char det[128];
 
 	if (hung) {
 		snprintf(det, sizeof(det), "%d jobs", failed);
 		report(failed >= 1, "the hung batch's jobs came back failed",
 		       det);
 	}
-	check_status_file(state, hung ? "hung" : "", hung);
+	check_status_file(state, hung ? "hung" : "", hung, &g);
+	back = wait_rejoined(state, &g);
+	snprintf(det, sizeof(det), "worker pid %d, %llu restarts",
+		 g.gpu[1].pid, (unsigned long long)g.gpu[1].restarts);
+	report(back, "instance 1's worker restarted and serving again", det);
 	test_many(0);
+	test_many(0);
+	sleep(2);	/* the status file's counters: written once a second */
+	test_many(0);
+	rkmctl_gpus_load(state, &g2);
+	snprintf(det, sizeof(det), "instance 1: %llu jobs after the restart, %llu before",
+		 (unsigned long long)g2.gpu[1].jobs,
+		 (unsigned long long)g.gpu[1].jobs);
+	report(back && g2.state == RKMCTL_GPUS_OK &&
+	       g2.gpu[1].jobs > g.gpu[1].jobs,
+	       "the restarted worker codes jobs again", det);
 	return 0;
 }
 
@@ -519,6 +626,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--hang"))
 		drop = 3;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* no kernel deadline here: a stalled worker is the hang timeout's */
+	setenv("RKMD_GPUS_STALL_MS", "0", 0);
 	if (drop) {
 		r = mkstemp(state);
 		if (r < 0 || rkmd_gpus_configure(NULL, state, why, sizeof(why))) {

@@ -8,10 +8,15 @@
  *   pid PID
  *   updated EPOCH_S
  *   gpu INDEX DEVICE serving|dropped JOBS MIB RERUNS FAILED DROPPED_AT BUS WHY
+ *   worker INDEX STATE PID RESTARTS FAULTS LAST_FAULT_AT LAST_WHY
  *   end
  *
  * one gpu line per instance, INDEX 0, 1, ... in order; BUS is the PCI
- * address or "?", WHY the rest of the line ("-" while serving).  "end"
+ * address or "?", WHY the rest of the line ("-" while serving).  Then one
+ * worker line per instance (added in place, version 1 readers skip it):
+ * STATE up, starting, failing, restarting or down, PID its worker's (0:
+ * none), RESTARTS workers started after the first, FAULTS times it went
+ * down, LAST_FAULT_AT epoch s (0: never), LAST_WHY the rest ("-").  "end"
  * closes a complete file.  Readers skip lines of other keywords (later
  * additions); an incompatible change raises the version.
  */

@@ -39,6 +39,19 @@ static void one_line(const char *why, char *out, size_t len)
 			out[i] = ' ';
 }
 
+static const char *state_name(int s)
+{
+	static const char *const name[] = {
+		[RKMD_GPU_DOWN] = "down",
+		[RKMD_GPU_STARTING] = "starting",
+		[RKMD_GPU_UP] = "up",
+		[RKMD_GPU_FAILING] = "failing",
+		[RKMD_GPU_RESTARTING] = "restarting",
+	};
+
+	return s >= 0 && s <= RKMD_GPU_RESTARTING ? name[s] : "down";
+}
+
 int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
 			 int n)
 {
@@ -65,6 +78,14 @@ int rkmd_gpu_state_write(const char *path, const struct rkmd_gpu_state *st,
 			(unsigned long long)st[i].failed_back,
 			(long long)(st[i].dropped ? st[i].dropped_at : 0),
 			bus, why);
+	}
+	for (i = 0; i < n; i++) {
+		one_line(st[i].why, why, sizeof(why));
+		fprintf(f, "worker %d %s %d %llu %llu %lld %s\n", st[i].index,
+			state_name(st[i].state), st[i].pid,
+			(unsigned long long)st[i].restarts,
+			(unsigned long long)st[i].faults,
+			(long long)(st[i].faults ? st[i].dropped_at : 0), why);
 	}
 	fprintf(f, "end\n");
 	if (fclose(f))

@@ -15,7 +15,7 @@
  * output e and bit i, the word K = (coef[e][j] * 2^i) * 0x01010101, at
  * word kbase + (j * nout + e) * 8 + i of a constant pool shared by all
  * launches.  The pool is handed out in regions of RKG_REGION_WORDS; the
- * host side caches one table per plan there (see cuda_backend.cu).
+ * host side caches one table per plan there (see cuda_plan.cu).
  */
 #ifndef RKG_H
 #define RKG_H

@@ -374,6 +374,46 @@ void *rkm_loop_map(struct rkm_loop *l)
 	return l->map;
 }
 
+uint64_t rkm_loop_features(struct rkm_loop *l)
+{
+	return l->features;
+}
+
+/* sqe.want of @j: only what the daemon agreed to read */
+static uint64_t loop_want(struct rkm_loop *l, const struct rkm_loop_job *j)
+{
+	if (j->op != RAIDKM_OP_DECODE ||
+	    !(l->features & RAIDKM_FEAT_DECODE_WANT))
+		return 0;
+	return j->want ? j->want : j->mask;
+}
+
+static int loop_off_of(void *ctx, const void *p, __u32 len, __u64 *off)
+{
+	struct rkm_loop *l = ctx;
+	const uint8_t *a = l->arena, *c = p;
+
+	if (c < a || (uint64_t)(c - a) > l->hdr->arena_size ||
+	    l->hdr->arena_size - (uint64_t)(c - a) < len)
+		return -EINVAL;
+	*off = (uint64_t)(c - a);
+	return 0;
+}
+
+int rkm_loop_describe(struct rkm_loop *l, const struct rkm_loop_job *j,
+		      uint8_t *const *chunk, uint8_t *const *old,
+		      uint32_t st, uint64_t *offs)
+{
+	struct rkm_desc_job dj = {
+		.op = j->op, .k = j->k, .m = j->m, .len = j->len,
+		.mask = j->mask, .want = loop_want(l, j),
+		.chunk = (void *const *)chunk, .old = (void *const *)old,
+	};
+
+	return rkm_desc_encode(&dj, (__u64 *)offs, st, j->nstripes,
+			       RKM_DESC_IN_PLACE, loop_off_of, l) ? 0 : -EINVAL;
+}
+
 int rkm_loop_submit(struct rkm_loop *l, const struct rkm_loop_job *j)
 {
 	struct raidkm_sqe *e;
@@ -416,6 +456,7 @@ int rkm_loop_submit(struct rkm_loop *l, const struct rkm_loop_job *j)
 	e->nstripes = j->nstripes;
 	e->ndesc = ndesc;
 	e->mask = j->mask;
+	e->want = loop_want(l, j);
 	rkm_prod_commit(&l->sq);
 	l->st.submitted++;
 	l->st.inflight++;

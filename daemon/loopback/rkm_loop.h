@@ -67,9 +67,31 @@ struct rkm_loop_job {
 	uint32_t len;
 	uint32_t nstripes;
 	uint64_t mask;
+	/*
+	 * DECODE: the chunks wanted (0: all of mask).  Sent in sqe.want when
+	 * the daemon agreed RAIDKM_FEAT_DECODE_WANT; describe the job with
+	 * rkm_loop_describe(), which knows what was agreed.
+	 */
+	uint64_t want;
 	const uint64_t *offs;	/* ndesc arena offsets, see uapi/raidkm.h */
 	uint64_t cookie;	/* returned with the completion */
 };
+
+/*
+ * The descriptor offsets of stripe @st of a job of @ns stripes, as
+ * raidkm.ko writes them (rkm_desc_encode): @chunk[k + m] (and DELTA's
+ * @old[k]) are pointers into the arena, outputs described in place.
+ * DECODE describes the wanted chunks as outputs when the daemon agreed
+ * RAIDKM_FEAT_DECODE_WANT, else every erased chunk (which then must not
+ * be NULL).  Returns 0, or -EINVAL when a chunk it needs is NULL or
+ * outside the arena.
+ */
+int rkm_loop_describe(struct rkm_loop *l, const struct rkm_loop_job *j,
+		      uint8_t *const *chunk, uint8_t *const *old,
+		      uint32_t st, uint64_t *offs);
+
+/* The RAIDKM_FEAT_* agreed at ATTACH */
+uint64_t rkm_loop_features(struct rkm_loop *l);
 
 /*
  * Queue a job (not visible until rkm_loop_kick).  Returns 0, -EAGAIN when

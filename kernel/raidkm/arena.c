@@ -30,6 +30,11 @@ module_param(arena_mb, uint, 0444);
 MODULE_PARM_DESC(arena_mb,
 		 "MiB of stripe pages shared with raidkmd (1-4096, fixed at load)");
 
+static unsigned int arena_run_pct = 50;
+module_param(arena_run_pct, uint, 0444);
+MODULE_PARM_DESC(arena_run_pct,
+		 "percent of the arena kept for multi-page runs of wide reads and sync windows (0-90, fixed at load)");
+
 struct rkm_pfn_idx {
 	unsigned long pfn;
 	u32 idx;
@@ -38,6 +43,7 @@ struct rkm_pfn_idx {
 static struct {
 	void *base;			/* vmalloc_user() address */
 	unsigned long npages;
+	unsigned long run_first;	/* pages [run_first, npages): runs */
 	struct page **pages;		/* arena page i */
 	struct rkm_pfn_idx *by_pfn;	/* sorted by pfn, for lookups */
 	spinlock_t lock;		/* free stack and used bitmap */
@@ -91,7 +97,13 @@ int rkm_arena_init(void)
 		       RKM_ARENA_MAX_MB);
 		return -EINVAL;
 	}
+	if (arena_run_pct > 90) {
+		pr_err("raidkm: arena_run_pct=%u out of range 0-90\n",
+		       arena_run_pct);
+		return -EINVAL;
+	}
 	arena.npages = ((u64)arena_mb << 20) >> PAGE_SHIFT;
+	arena.run_first = arena.npages - arena.npages * arena_run_pct / 100;
 	arena.base = vmalloc_user((unsigned long)arena_mb << 20);
 	arena.pages = kvcalloc(arena.npages, sizeof(*arena.pages), GFP_KERNEL);
 	arena.by_pfn = kvcalloc(arena.npages, sizeof(*arena.by_pfn),
@@ -112,14 +124,16 @@ int rkm_arena_init(void)
 		arena.by_pfn[i].pfn = page_to_pfn(page);
 		arena.by_pfn[i].idx = i;
 		/* Hand out low indices first: pop from the end. */
-		arena.free_stack[i] = arena.npages - 1 - i;
+		if (i < arena.run_first)
+			arena.free_stack[i] = arena.run_first - 1 - i;
 	}
 	sort(arena.by_pfn, arena.npages, sizeof(*arena.by_pfn), pfn_cmp,
 	     NULL);
-	arena.nfree = arena.npages;
-	pr_info("raidkm: arena of %u MiB (%lu pages)\n", arena_mb,
-		arena.npages);
-	return 0;
+	arena.nfree = arena.run_first;
+	pr_info("raidkm: arena of %u MiB (%lu pages, %lu of them for runs)\n",
+		arena_mb, arena.npages, arena.npages - arena.run_first);
+	return rkm_arena_runs_init(arena.base, arena.run_first,
+				   arena.npages - arena.run_first);
 
 nomem:
 	pr_err("raidkm: cannot allocate a %u MiB arena\n", arena_mb);
@@ -139,10 +153,10 @@ void rkm_arena_exit(void)
 
 	if (!arena.npages)
 		return;
-	if (arena.nfree != arena.npages) {
+	if (arena.nfree != arena.run_first || !rkm_arena_runs_exit()) {
 		/* Pages still in use: leaking beats freeing them under a user. */
 		pr_err("raidkm: %lu arena pages still in use, arena leaked\n",
-		       arena.npages - arena.nfree);
+		       arena.run_first - arena.nfree);
 		return;
 	}
 	for (i = 0; i < arena.npages; i++)

@@ -5,7 +5,7 @@
  * in-kernel CPU codec otherwise, and guarantees that every job completes
  * exactly once whatever the daemon does.
  *
- *  - Batching: consecutive jobs of one shape (op, k, m, len, mask) share
+ *  - Batching: consecutive jobs of one shape (op, k, m, len, mask, want) share
  *    a ring entry of up to the daemon's BATCH stripes.  The first job
  *    stages a slot; the slot goes on the ring when it is full, when a job
  *    of another shape comes, or when the flush work runs (queued by the
@@ -86,6 +86,8 @@ struct rkm_slot {
 	u8 k, m;
 	u32 len;
 	u64 mask;
+	u64 want;		/* DECODE: the jobs' wanted chunks */
+	u64 sset;		/* DECODE: the chunks staged (want or mask) */
 	u32 njobs;
 	unsigned long deadline;	/* jiffies */
 	u64 posted_ns;		/* put on the ring (latency histogram) */
@@ -176,8 +178,11 @@ static void ctl_unlock(void)
 /* Slots                                                                  */
 /* ---------------------------------------------------------------------- */
 
-static u32 out_bytes(u8 op, const struct rkm_job *job)
+/* Staging bytes of a job: DECODE stages the chunks in @sset */
+static u32 out_bytes(u8 op, const struct rkm_job *job, u64 sset)
 {
+	if (op == RAIDKM_OP_DECODE)
+		return hweight64(sset) * job->len;
 	return rkm_job_nout(op, job) * job->len;
 }
 
@@ -194,9 +199,11 @@ static void slot_free_locked(u32 id, bool hold)
 
 	for (j = 0; j < s->njobs; j++) {
 		if (hold)
-			rkm_stage_hold(s->out[j], out_bytes(s->op, s->job[j]));
+			rkm_stage_hold(s->out[j],
+				       out_bytes(s->op, s->job[j], s->sset));
 		else
-			rkm_stage_free(s->out[j], out_bytes(s->op, s->job[j]));
+			rkm_stage_free(s->out[j],
+				       out_bytes(s->op, s->job[j], s->sset));
 		s->out[j] = NULL;
 		s->job[j] = NULL;
 	}
@@ -230,10 +237,24 @@ static u8 job_op(const struct rkm_job *job)
 	}
 }
 
+/* Are the chunks a job writes there (DECODE: the wanted ones)? */
+static bool job_outputs_present(const struct rkm_job *job, u8 op, int k,
+				int m)
+{
+	u64 want = rkm_job_want(job);
+	int i;
+
+	for (i = 0; i < k + m; i++)
+		if (rkm_chunk_role(op, k, job->mask, want, i) ==
+		    RKM_CHUNK_OUT && !job->chunk[i])
+			return false;
+	return true;
+}
+
 /* Is the job well formed for the ring?  Bad jobs get the CPU's verdict. */
 static bool job_shape_ok(const struct rkm_job *job, u8 op, int k, int m)
 {
-	u64 low;
+	u64 low, want = rkm_job_want(job);
 
 	if (!rkm_geometry_ok(k, m) || !rkm_len_ok(job->len) ||
 	    job->len > RAIDKM_MAX_LEN)
@@ -241,74 +262,43 @@ static bool job_shape_ok(const struct rkm_job *job, u8 op, int k, int m)
 	switch (op) {
 	case RAIDKM_OP_DECODE:
 		low = (k + m == 64) ? ~0ull : (1ull << (k + m)) - 1;
-		return job->mask && !(job->mask & ~low) &&
-		       hweight64(job->mask) <= m;
+		if (!job->mask || (job->mask & ~low) ||
+		    hweight64(job->mask) > m || (want & ~job->mask))
+			return false;
+		break;
 	case RAIDKM_OP_DELTA:
-		return job->mask && !(job->mask & ~((1ull << k) - 1));
-	default:
-		return true;
+		if (!job->mask || (job->mask & ~((1ull << k) - 1)))
+			return false;
+		break;
 	}
+	return job_outputs_present(job, op, k, m);
 }
 
-/* Does data chunk @i of a job take part (DELTA: only changed chunks)? */
-static bool chunk_used(u8 op, u64 mask, int i, int k)
+static int arena_off_of(void *ctx, const void *p, u32 len, u64 *off)
 {
-	return op != RAIDKM_OP_DELTA || i >= k || (mask & (1ull << i));
-}
-
-/* Is chunk @i an output (ENCODE, DELTA: parity; DECODE: erased)? */
-static bool chunk_out(u8 op, u64 mask, int i, int k)
-{
-	if (op == RAIDKM_OP_DECODE)
-		return mask & (1ull << i);
-	return (op == RAIDKM_OP_ENCODE || op == RAIDKM_OP_DELTA) && i >= k;
+	return rkm_arena_offset(p, len, off) ? 0 : -EFAULT;
 }
 
 /*
  * Arena offsets of a job's chunks: stripe @st of a ring entry of @ns
- * stripes (uapi descriptor layout), written to @desc when it is not NULL.
- * Inputs are the stripe's own arena pages (read-only for the daemon);
- * outputs are consecutive chunks of its staging run at @out_off.
- * Returns the chunk bytes described, or 0 when an input is not arena.
+ * stripes (uapi descriptor layout, rkm_desc_encode), written to @desc
+ * when it is not NULL.  Inputs are the stripe's own arena pages
+ * (read-only for the daemon); outputs (DECODE: the chunks in @sset) are
+ * consecutive chunks of its staging run at @out_off.  Returns the chunk
+ * bytes described, or 0 when an input is not arena.
  */
 static u32 job_offsets(const struct rkm_job *job, u8 op, int k, int m,
-		       u64 *desc, u32 st, u32 ns, u64 out_off)
+		       u64 sset, u64 *desc, u32 st, u32 ns, u64 out_off)
 {
-	u32 len = job->len, bytes = 0;
-	u64 off;
-	int i;
+	struct rkm_desc_job dj = {
+		.op = op, .k = k, .m = m, .len = job->len,
+		.mask = op == RAIDKM_OP_CHECK || op == RAIDKM_OP_ENCODE ?
+			0 : job->mask,
+		.want = op == RAIDKM_OP_DECODE ? sset : 0,
+		.chunk = job->chunk, .old = job->old,
+	};
 
-	for (i = 0; i < k + m; i++) {
-		off = RAIDKM_OFF_NONE;
-		if (chunk_out(op, job->mask, i, k)) {
-			if (!job->chunk[i])
-				return 0;
-			off = out_off;
-			out_off += len;
-			bytes += len;
-		} else if (chunk_used(op, job->mask, i, k)) {
-			if (!job->chunk[i] ||
-			    !rkm_arena_offset(job->chunk[i], len, &off))
-				return 0;
-			bytes += len;
-		}
-		if (desc)
-			WRITE_ONCE(desc[st * (k + m) + i], off);
-	}
-	if (op != RAIDKM_OP_DELTA)
-		return bytes;
-	for (i = 0; i < k; i++) {
-		off = RAIDKM_OFF_NONE;
-		if (job->mask & (1ull << i)) {
-			if (!job->old[i] ||
-			    !rkm_arena_offset(job->old[i], len, &off))
-				return 0;
-			bytes += len;
-		}
-		if (desc)
-			WRITE_ONCE(desc[ns * (k + m) + st * k + i], off);
-	}
-	return bytes;
+	return rkm_desc_encode(&dj, desc, st, ns, out_off, arena_off_of, NULL);
 }
 
 /* Ask the loss work to drop the daemon.  d.lock held. */
@@ -342,8 +332,8 @@ static void publish_locked(u32 id)
 		return;
 	}
 	for (j = 0; j < s->njobs; j++)
-		job_offsets(s->job[j], s->op, s->k, s->m, desc, j, s->njobs,
-			    s->out_off[j]);
+		job_offsets(s->job[j], s->op, s->k, s->m, s->sset, desc, j,
+			    s->njobs, s->out_off[j]);
 
 	s->gen++;
 	s->deadline = jiffies + msecs_to_jiffies(rkm_deadline_ms());
@@ -360,6 +350,9 @@ static void publish_locked(u32 id)
 	sqe->nstripes = s->njobs;
 	sqe->ndesc = rkm_job_ndesc(s->op, s->k, s->m, s->njobs);
 	sqe->mask = s->mask;
+	/* with RAIDKM_FEAT_DECODE_WANT the staged set is the want */
+	if (s->op == RAIDKM_OP_DECODE && (d.features & RAIDKM_FEAT_DECODE_WANT))
+		sqe->want = s->sset;
 	rkm_prod_commit(&d.sq);
 	if (rkm_prod_publish(&d.sq) ||
 	    !(d.features & RAIDKM_FEAT_NEED_WAKEUP))
@@ -373,10 +366,25 @@ static u32 batch_limit(void)
 }
 
 static bool slot_takes(const struct rkm_slot *s, const struct rkm_job *job,
-		       u8 op, int k, int m, u64 mask)
+		       u8 op, int k, int m, u64 mask, u64 want)
 {
 	return s->op == op && s->k == k && s->m == m && s->len == job->len &&
-	       s->mask == mask && s->njobs < batch_limit();
+	       s->mask == mask && s->want == want &&
+	       s->njobs < batch_limit();
+}
+
+/*
+ * DECODE: the chunks described as outputs and staged.  A daemon with
+ * RAIDKM_FEAT_DECODE_WANT writes only the wanted ones; an older one
+ * rebuilds every erased chunk, so all of them are staged (its work is
+ * what it always was: still cheaper than the CPU) and only the wanted
+ * ones are taken.  @feat: the session's features.
+ */
+static u64 staged_set(u8 op, const struct rkm_job *job, u64 feat)
+{
+	if (op != RAIDKM_OP_DECODE)
+		return 0;
+	return feat & RAIDKM_FEAT_DECODE_WANT ? rkm_job_want(job) : job->mask;
 }
 
 bool rkm_dispatch_submit(struct rkm_job *job)
@@ -388,7 +396,7 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	int k, m;
 	s32 id;
 	u32 bytes, j;
-	u64 mask, out_off = 0;
+	u64 mask, want, sset, feat, out_off = 0;
 	u8 op;
 
 	if (READ_ONCE(d.state) != RKM_DS_RUNNING || !job->code)
@@ -400,17 +408,20 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	m = rkm_code_m(job->code);
 	if (!job_shape_ok(job, op, k, m))
 		return false;
-	bytes = job_offsets(job, op, k, m, NULL, 0, 1, 0);
+	feat = READ_ONCE(d.features);
+	sset = staged_set(op, job, feat);
+	bytes = job_offsets(job, op, k, m, sset, NULL, 0, 1, 0);
 	if (!bytes)
 		return false;
 	mask = (op == RAIDKM_OP_DECODE || op == RAIDKM_OP_DELTA) ? job->mask : 0;
+	want = op == RAIDKM_OP_DECODE ? rkm_job_want(job) : 0;
 	if (rkm_job_nout(op, job)) {
 		/*
 		 * The daemon writes outputs to staging, never to the stripe:
 		 * they are copied over when the completion is accepted.
 		 * DELTA updates parity, so its staging starts as the parity.
 		 */
-		out = rkm_stage_alloc(out_bytes(op, job), &out_off);
+		out = rkm_stage_alloc(out_bytes(op, job, sset), &out_off);
 		if (!out)
 			return false;
 		out_off += rkm_arena_bytes();
@@ -422,12 +433,12 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 
 	spin_lock_irqsave(&d.lock, flags);
 	if (d.state != RKM_DS_RUNNING || !(d.ops & (1u << op)) ||
-	    k > d.max_k || m > d.max_m ||
+	    k > d.max_k || m > d.max_m || d.features != feat ||
 	    (op == RAIDKM_OP_CHECK &&
 	     !(d.features & RAIDKM_FEAT_CHECK_BITMAP)))
 		goto cpu;
 	id = d.open_slot;
-	if (id >= 0 && !slot_takes(&d.slots[id], job, op, k, m, mask)) {
+	if (id >= 0 && !slot_takes(&d.slots[id], job, op, k, m, mask, want)) {
 		publish_locked(id);
 		id = -1;
 	}
@@ -442,6 +453,8 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 		s->m = m;
 		s->len = job->len;
 		s->mask = mask;
+		s->want = want;
+		s->sset = sset;
 		s->njobs = 0;
 		d.open_slot = id;
 		kick = true;
@@ -479,7 +492,7 @@ cpu:
 	if (kick)
 		queue_work(d.flush_wq, &d.flush_work);
 	if (out)
-		rkm_stage_free(out, out_bytes(op, job));
+		rkm_stage_free(out, out_bytes(op, job, sset));
 	return false;
 }
 
@@ -562,7 +575,7 @@ static u32 slot_commit(struct rkm_slot *s, u64 bitmap)
 		job = s->job[j];
 		job->result = s->op == RAIDKM_OP_CHECK ?
 			      (int)((bitmap >> j) & 1) : 0;
-		if (rkm_verify_commit(s->op, job, s->out[j], &scope))
+		if (rkm_verify_commit(s->op, job, s->out[j], s->sset, &scope))
 			continue;
 		rkm_stat_job(job, RAIDKM_STAT_VERIFY_MISMATCHES, 1);
 		pr_err("raidkm: daemon pid %d (%s) returned a wrong result (%s: op %u, k+m %d, %u bytes); CPU result used\n",

@@ -20,7 +20,8 @@ void rkm_job_run_cpu(struct rkm_job *job)
 					 chunk + k);
 		break;
 	case RKM_JOB_DECODE:
-		job->result = rkm_decode(c, job->len, job->mask, chunk);
+		job->result = rkm_decode_want(c, job->len, job->mask,
+					      rkm_job_want(job), chunk);
 		break;
 	case RKM_JOB_DELTA:
 		job->result = rkm_delta(c, job->len, job->mask,

@@ -31,6 +31,12 @@ struct page *rkm_arena_page(unsigned long idx);
 bool rkm_arena_offset(const void *ptr, u32 len, u64 *off);
 void rkm_arena_counts(u64 *total, u64 *free, u64 *fallbacks);
 
+/* ---- arena_run.c: multi-page runs of the arena (rkm_arena.h) ---------- */
+int rkm_arena_runs_init(void *base, unsigned long first, unsigned long count);
+/* false while runs are still allocated */
+bool rkm_arena_runs_exit(void);
+void rkm_arena_run_counts(u64 *total, u64 *free, u64 *fallbacks);
+
 /* ---- stage.c: the output staging pool --------------------------------- */
 int rkm_stage_init(void);
 void rkm_stage_exit(void);
@@ -120,19 +126,21 @@ void rkm_verify_attach(void);
 /*
  * Take the daemon's result for @job (op RAIDKM_OP_*; CHECK: its answer in
  * ->result): copy its outputs from @staged (output j at j * len; NULL for
- * CHECK) into the job's own pages and check those copied bytes against
+ * CHECK; DECODE: the chunks of @sset staged in ascending order, of which
+ * only the job's wanted ones are taken) into the job's own pages and
+ * check those copied bytes against
  * the CPU codec; *scope says how much was compared, chosen now.  Returns
  * true when they agree.  On false the outputs already hold the CPU's
  * result (CHECK: ->result is not fixed: re-run the job).
  */
 bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
-		       enum rkm_verify_scope *scope);
+		       u64 sset, enum rkm_verify_scope *scope);
 const char *rkm_verify_scope_name(enum rkm_verify_scope scope);
 /* Checks of @scope made since load and the nanoseconds they took */
 void rkm_verify_counts(enum rkm_verify_scope scope, u64 *checks, u64 *ns);
 /* After a mismatch: tell the admin to check the arrays the daemon served */
 void rkm_verify_advise(pid_t pid, const char *backend);
-/* Output chunk @j of a job: parity, or DECODE's erased chunks in order */
+/* Output chunk @j of a job: parity, or DECODE's wanted chunks in order */
 u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j);
 /* How many output chunks a job has (CHECK: none) */
 int rkm_job_nout(u8 op, const struct rkm_job *job);

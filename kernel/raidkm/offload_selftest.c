@@ -124,7 +124,7 @@ static void st_prepare(struct st_job *j, struct rkm_code *code, u32 seq)
 		memset(chunk(j, ST_K), 0x5a, ST_LEN);
 		memset(chunk(j, ST_K + 1), 0xa5, ST_LEN);
 		break;
-	case 1:		/* decode two erased chunks */
+	case 1:		/* decode two erased chunks, or only the first */
 		job->op = RKM_JOB_DECODE;
 		a = grp % ST_N;
 		b = (a + 1 + (grp / 4) % (ST_N - 1)) % ST_N;
@@ -134,6 +134,12 @@ static void st_prepare(struct st_job *j, struct rkm_code *code, u32 seq)
 			       ST_LEN);
 		memset(chunk(j, a), 0xee, ST_LEN);
 		memset(chunk(j, b), 0x11, ST_LEN);
+		if ((grp / 4) & 1) {
+			/* b unwanted: never touched, its pointer NULL */
+			job->want = 1ull << a;
+			job->chunk[b] = NULL;
+			memset(j->ref + (size_t)b * ST_LEN, 0x11, ST_LEN);
+		}
 		break;
 	case 2: {	/* delta: data chunk a changes */
 		u8 *p[ST_N];
@@ -175,6 +181,7 @@ static bool st_result_ok(struct st_job *j, u32 seq)
 	if (job->result)
 		return false;
 	if (job->op == RKM_JOB_DECODE) {
+		/* an unwanted chunk must still hold its poison (ref) */
 		for (i = 0; i < ST_N; i++)
 			if (memcmp(chunk(j, i), j->ref + (size_t)i * ST_LEN,
 				   ST_LEN))

@@ -6,7 +6,8 @@
  *				jobs_in_flight,
  *				the global counters (one file each), the
  *				result checks made and their time, arena
- *				and staging page counts, staging copies
+ *				(single pages and runs) and staging
+ *				page counts, staging copies
  *				and their time, selftest
  *				(offload_selftest.c)
  *   /sys/module/raidkm/parameters/	deadline_ms, verify_spot,
@@ -170,12 +171,19 @@ static ssize_t jobs_in_flight_show(struct kobject *kobj,
 static ssize_t arena_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
+	const char *name = attr->attr.name;
 	u64 total, free, fallbacks;
 
-	rkm_arena_counts(&total, &free, &fallbacks);
-	if (!strcmp(attr->attr.name, "arena_pages"))
+	if (!strncmp(name, "arena_run_", 10)) {
+		rkm_arena_run_counts(&total, &free, &fallbacks);
+		name += 10;
+	} else {
+		rkm_arena_counts(&total, &free, &fallbacks);
+		name += 6;
+	}
+	if (!strcmp(name, "pages"))
 		return sysfs_emit(buf, "%llu\n", total);
-	if (!strcmp(attr->attr.name, "arena_free_pages"))
+	if (!strcmp(name, "free_pages"))
 		return sysfs_emit(buf, "%llu\n", free);
 	return sysfs_emit(buf, "%llu\n", fallbacks);
 }
@@ -275,6 +283,12 @@ static struct kobj_attribute arena_free_attr =
 	__ATTR(arena_free_pages, 0444, arena_show, NULL);
 static struct kobj_attribute arena_fallbacks_attr =
 	__ATTR(arena_fallbacks, 0444, arena_show, NULL);
+static struct kobj_attribute arena_run_pages_attr =
+	__ATTR(arena_run_pages, 0444, arena_show, NULL);
+static struct kobj_attribute arena_run_free_attr =
+	__ATTR(arena_run_free_pages, 0444, arena_show, NULL);
+static struct kobj_attribute arena_run_fallbacks_attr =
+	__ATTR(arena_run_fallbacks, 0444, arena_show, NULL);
 static struct kobj_attribute verify_spot_checks_attr =
 	__ATTR(verify_spot_checks, 0444, verify_show, NULL);
 static struct kobj_attribute verify_spot_ns_attr =
@@ -320,6 +334,9 @@ static struct attribute *rkm_attrs[] = {
 	&arena_pages_attr.attr,
 	&arena_free_attr.attr,
 	&arena_fallbacks_attr.attr,
+	&arena_run_pages_attr.attr,
+	&arena_run_free_attr.attr,
+	&arena_run_fallbacks_attr.attr,
 	&stage_pages_attr.attr,
 	&stage_free_attr.attr,
 	&stage_held_attr.attr,

@@ -16,4 +16,16 @@
 struct page *rkm_arena_alloc_page(gfp_t gfp);
 void rkm_arena_free_page(struct page *page);
 
+/*
+ * A run of @npages virtually contiguous pages of the arena (its own
+ * vmalloc mapping), for buffers that a job reads or writes as one chunk of
+ * many pages: wide reads and sync windows.  NULL when no run of that size
+ * is free (counted): the caller waits for one to be freed, or uses memory
+ * of its own and has the job coded on the CPU.  Never sleeps.
+ */
+void *rkm_arena_alloc_run(unsigned int npages);
+void rkm_arena_free_run(void *run, unsigned int npages);
+/* Page @j of a run, for bios */
+struct page *rkm_arena_run_page(void *run, unsigned int j);
+
 #endif /* RKM_ARENA_H */

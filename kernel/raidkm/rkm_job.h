@@ -18,7 +18,7 @@
 
 enum rkm_job_op {
 	RKM_JOB_ENCODE = 1,	/* chunk[0..k-1] -> chunk[k..k+m-1] */
-	RKM_JOB_DECODE,		/* rebuild chunks set in mask from the others */
+	RKM_JOB_DECODE,		/* rebuild chunks set in want from the others */
 	RKM_JOB_DELTA,		/* parity += f(old[i] ^ chunk[i]) for i in mask */
 	RKM_JOB_CHECK,		/* result: 0 consistent, 1 mismatch */
 	RKM_JOB_LOCATE,		/* result: chunk index or RKM_LOCATE_* */
@@ -29,6 +29,7 @@ struct rkm_job {
 	struct rkm_code *code;		/* the array's (k, m) context */
 	u32 len;			/* bytes per chunk, RKM_LEN_ALIGN multiple */
 	u64 mask;			/* DECODE: erased; DELTA: changed data */
+	u64 want;			/* DECODE: the chunks written; 0: mask */
 	void *chunk[RKM_MAX_N];		/* data 0..k-1, then parity */
 	void *old[RKM_MAX_K];		/* DELTA: old contents of changed data */
 	void *scratch;			/* CHECK/LOCATE: m * len bytes */
@@ -54,6 +55,19 @@ struct rkm_job_stats {
 	struct list_head node;		/* registry (offload_stats.c) */
 	char name[32];
 };
+
+/*
+ * DECODE: the chunks not in ->mask are the survivors (the first k are
+ * read); ->want, a non-empty subset of ->mask, says which erased chunks
+ * are rebuilt into chunk[] (0: all of ->mask).  Chunks in ->mask but not
+ * in ->want may have a NULL chunk[] and are never touched, by the CPU or
+ * by the daemon.  A caller choosing which k survivors are read marks the
+ * others erased too (mask may then hold m chunks, want one).
+ */
+static inline u64 rkm_job_want(const struct rkm_job *job)
+{
+	return job->want ? job->want : job->mask;
+}
 
 void rkm_job_stats_register(struct rkm_job_stats *s, const char *name);
 void rkm_job_stats_unregister(struct rkm_job_stats *s);

@@ -70,19 +70,25 @@ static enum rkm_verify_scope pick_scope(void)
 }
 
 /*
- * The j-th output chunk of a job: parity for ENCODE and DELTA, the erased
- * chunks in ascending order for DECODE.
+ * The chunk index of a job's j-th output: parity for ENCODE and DELTA,
+ * the wanted erased chunks in ascending order for DECODE.
  */
-u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j)
+static int job_out_index(u8 op, const struct rkm_job *job, int j)
 {
-	int k = rkm_code_k(job->code), i;
+	u64 want = rkm_job_want(job);
+	int i;
 
 	if (op != RAIDKM_OP_DECODE)
-		return job->chunk[k + j];
+		return rkm_code_k(job->code) + j;
 	for (i = 0; i < RKM_MAX_N; i++)
-		if ((job->mask & BIT_ULL(i)) && j-- == 0)
-			return job->chunk[i];
-	return NULL;
+		if ((want & BIT_ULL(i)) && j-- == 0)
+			return i;
+	return 0;
+}
+
+u8 *rkm_job_out(u8 op, const struct rkm_job *job, int j)
+{
+	return job->chunk[job_out_index(op, job, j)];
 }
 
 int rkm_job_nout(u8 op, const struct rkm_job *job)
@@ -90,8 +96,23 @@ int rkm_job_nout(u8 op, const struct rkm_job *job)
 	if (op == RAIDKM_OP_CHECK)
 		return 0;
 	if (op == RAIDKM_OP_DECODE)
-		return hweight64(job->mask);
+		return hweight64(rkm_job_want(job));
 	return rkm_code_m(job->code);
+}
+
+/*
+ * Where output j lies in staging: DECODE's staged chunks are @staged_set
+ * in ascending order (the wanted ones, or every erased one for a daemon
+ * without RAIDKM_FEAT_DECODE_WANT); other ops stage output j at j.
+ */
+static const u8 *staged_out(u8 op, const struct rkm_job *job,
+			    const u8 *staged, u64 staged_set, int j)
+{
+	int i = job_out_index(op, job, j);
+
+	if (op == RAIDKM_OP_DECODE)
+		j = hweight64(staged_set & (BIT_ULL(i) - 1));
+	return staged + (size_t)j * job->len;
 }
 
 /* @p + @off; NULL stays NULL (chunks a DELTA job does not use) */
@@ -120,10 +141,16 @@ static int window_expect(u8 op, const struct rkm_job *job, u32 off, u32 n)
 			vout[i] = vbuf + i * n;
 		return rkm_encode(c, n, vin, vout);
 	case RAIDKM_OP_DECODE:
-		for (i = 0; i < k + m; i++)
-			vout[i] = (job->mask & BIT_ULL(i)) ? vbuf + (e++) * n :
-				  (u8 *)at(job->chunk[i], off);
-		return rkm_decode(c, n, job->mask, vout);
+		for (i = 0; i < k + m; i++) {
+			if (!(job->mask & BIT_ULL(i)))
+				vout[i] = (u8 *)at(job->chunk[i], off);
+			else if (rkm_job_want(job) & BIT_ULL(i))
+				vout[i] = vbuf + (e++) * n;
+			else
+				vout[i] = NULL;
+		}
+		return rkm_decode_want(c, n, job->mask, rkm_job_want(job),
+				       vout);
 	case RAIDKM_OP_DELTA:
 		for (i = 0; i < m; i++) {
 			vout[i] = vbuf + i * n;
@@ -155,13 +182,13 @@ static bool window_same(u8 op, const struct rkm_job *job, u32 off, u32 n)
 
 /* Copy bytes [off, off + n) of every staged output into the job's pages */
 static void window_take(u8 op, struct rkm_job *job, const u8 *staged,
-			u32 off, u32 n)
+			u64 sset, u32 off, u32 n)
 {
 	int j;
 
 	for (j = 0; j < rkm_job_nout(op, job); j++)
 		rkm_stage_copy(rkm_job_out(op, job, j) + off,
-			       staged + (size_t)j * job->len + off, n);
+			       staged_out(op, job, staged, sset, j) + off, n);
 }
 
 /*
@@ -170,13 +197,13 @@ static void window_take(u8 op, struct rkm_job *job, const u8 *staged,
  * untouched there); else the daemon's.  verify_lock held.
  */
 static void window_fill(u8 op, struct rkm_job *job, const u8 *staged,
-			u32 off, u32 n, bool cpu)
+			u64 sset, u32 off, u32 n, bool cpu)
 {
 	u32 step;
 	int j;
 
 	if (!cpu) {
-		window_take(op, job, staged, off, n);
+		window_take(op, job, staged, sset, off, n);
 		return;
 	}
 	for (; n; off += step, n -= step) {
@@ -195,7 +222,7 @@ static void window_fill(u8 op, struct rkm_job *job, const u8 *staged,
  * wrong window gets the CPU's bytes.  Returns false when it was wrong.
  */
 static bool window_check(u8 op, struct rkm_job *job, const u8 *staged,
-			 u32 off, u32 n, int *bad)
+			 u64 sset, u32 off, u32 n, int *bad)
 {
 	int r, j;
 
@@ -205,7 +232,7 @@ static bool window_check(u8 op, struct rkm_job *job, const u8 *staged,
 			*bad = 1;
 		return true;
 	}
-	window_take(op, job, staged, off, n);
+	window_take(op, job, staged, sset, off, n);
 	if (r < 0 || window_same(op, job, off, n))
 		return true;
 	for (j = 0; j < rkm_job_nout(op, job); j++)
@@ -214,7 +241,7 @@ static bool window_check(u8 op, struct rkm_job *job, const u8 *staged,
 }
 
 bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
-		       enum rkm_verify_scope *scope)
+		       u64 sset, enum rkm_verify_scope *scope)
 {
 	u32 off = 0, len = job->len, n;
 	bool same = true;
@@ -227,16 +254,17 @@ bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
 	switch (*scope) {
 	case RKM_VERIFY_NONE:
 		if (op != RAIDKM_OP_CHECK)
-			window_take(op, job, staged, 0, len);
+			window_take(op, job, staged, sset, 0, len);
 		mutex_unlock(&verify_lock);
 		return true;
 	case RKM_VERIFY_SPOT:
 		/* The window first, while everything else is untouched. */
 		off = get_random_u32_below(len / RKM_SPOT_LEN) * RKM_SPOT_LEN;
-		same = window_check(op, job, staged, off, RKM_SPOT_LEN, &bad);
+		same = window_check(op, job, staged, sset, off, RKM_SPOT_LEN,
+				    &bad);
 		if (op != RAIDKM_OP_CHECK) {
-			window_fill(op, job, staged, 0, off, !same);
-			window_fill(op, job, staged, off + RKM_SPOT_LEN,
+			window_fill(op, job, staged, sset, 0, off, !same);
+			window_fill(op, job, staged, sset, off + RKM_SPOT_LEN,
 				    len - off - RKM_SPOT_LEN, !same);
 		}
 		break;
@@ -244,10 +272,11 @@ bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
 		for (off = 0; off < len; off += n) {
 			n = min_t(u32, len - off, RKM_FULL_STEP);
 			if (same)
-				same = window_check(op, job, staged, off, n,
-						    &bad);
+				same = window_check(op, job, staged, sset,
+						    off, n, &bad);
 			else
-				window_fill(op, job, staged, off, n, true);
+				window_fill(op, job, staged, sset, off, n,
+					    true);
 		}
 		break;
 	}

@@ -4,7 +4,9 @@
 # the kernel's own arena, through raidkm-relay, with every result compared
 # with the in-kernel codec (verify_ppm=1000000).  km 4+2, 8+3 and 16+8
 # (64 KiB chunks): written and verified healthy, read back with m members
-# failed, rebuilt onto m spares, verified again, then "check" finds no
+# failed (wide reads: one decode job per row range, served by the host
+# daemon with its wanted mask), rebuilt onto m spares, verified again,
+# then "check" finds no
 # mismatch; at least 99 % of each array's jobs were coded by the host
 # daemon and no verification failed.
 # bridge: yes
@@ -50,7 +52,13 @@ array() {
 	for d in $failed; do check mdadm_km /dev/md0 --fail $d; done
 	[ "$(cat /sys/block/md0/md/degraded)" = $m ] ||
 		fail "degraded $(cat /sys/block/md0/md/degraded), wanted $m"
+	w0=$(cat /sys/block/md0/md/km/wide_reads) o0=$(rkm_stat jobs_offloaded)
 	fiov --name=km --rw=write --bs=1M --size=${size}M --verify_only
+	# the degraded read went by row ranges, their decodes coded by the host
+	[ "$(cat /sys/block/md0/md/km/wide_reads)" -gt "$w0" ] ||
+		fail "km $k+$m: no wide degraded reads"
+	[ "$(rkm_stat jobs_offloaded)" -gt "$o0" ] ||
+		fail "km $k+$m: the degraded read's decodes were not offloaded"
 	note "km $k+$m: rebuild onto $m spares"
 	check mdadm_km /dev/md0 --remove $failed
 	check mdadm_km /dev/md0 --add $(members $m $n)

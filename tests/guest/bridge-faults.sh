@@ -2,8 +2,9 @@
 # The guest-RAM bridge under faults, each in the middle of a fio write and
 # crc32c verify on km 4+2: the host's raidkmd killed with SIGKILL, then
 # started again; raidkm-relay killed with SIGKILL, then started again; the
-# host daemon's backend failing (cuda: a device-side trap after 200 jobs,
-# RKMD_CUDA_TRAP_AFTER; cpu: the daemon exits abruptly mid-batch), then a
+# host daemon's backend failing (cuda: a device-side trap after 200 jobs on
+# the only GPU it uses, RKMD_CUDA_TRAP_AFTER; cpu: the daemon exits
+# abruptly mid-batch), then a
 # fresh host daemon.  Each time: no I/O error and no verify error, the
 # guest's CPU codec takes the jobs over (re-runs), the restarted daemon
 # attaches and codes again; "check" finds no mismatch at the end.
@@ -93,7 +94,9 @@ while [ "$(rkm_stat daemon_state)" = running ]; do
 	sleep 0.1
 done
 if [ "$RKM_BRIDGE" = cuda ]; then
-	host_raidkmd start RKMD_CUDA_TRAP_AFTER=200
+	# one GPU: while its worker restarts, jobs fail back, and after 16
+	# in a row the daemon detaches (with two, the other would serve)
+	host_raidkmd start RKMD_GPUS=0 RKMD_CUDA_TRAP_AFTER=200
 else
 	host_raidkmd start --fault=exit-after:200
 fi

@@ -11,7 +11,8 @@
 #   stop and assemble in the middle of a reshape: it resumes from the
 #            recorded position (mdadm --assemble restarts it) and ends.
 #   a member fails in the middle of a reshape: it goes on degraded
-#            (old stripes decoded), then the member is rebuilt.
+#            (old stripes decoded; reads by rows, never wide, while the
+#            rows move), then the member is rebuilt.
 #   raid6 -> km -> m=3: md raid6 with fio-verified data is taken over
 #            (m2-raid6) and grown to m3-raid6 with one more member.
 # The data verified is all of the 3+2 array but its last 5 MiB.  Every
@@ -209,6 +210,9 @@ half_way "the failure"
 check mdadm_km /dev/md0 --fail /dev/ram2
 sleep 1
 onlyA "a member failed during the reshape"
+# wide degraded reads are not tried while the rows move: by rows
+awk '$1 == "reshape" && $2 > 0 { ok = 1 } END { exit !ok }' $S/km/wide_read_fallbacks ||
+	fail "degraded reads during the reshape did not go by rows: $(cat $S/km/wide_read_fallbacks)"
 slow 200000
 wait_sync md0
 [ "$(cat $S/reshape_position)" = none ] || fail "reshape_position $(cat $S/reshape_position) after the degraded reshape"

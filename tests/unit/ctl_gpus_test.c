@@ -144,6 +144,46 @@ int main(void)
 	free(s);
 	end();
 
+	begin("worker lines: each instance's worker process");
+	{
+		static const char wk[] =
+			"raidkmd-gpus 1\npid 4242\nupdated 1000\n"
+			"gpu 0 0 serving 1234 567 0 0 0 0000:41:00.0 -\n"
+			"gpu 1 1 dropped 10 1 3 0 998 ? GPU trap\n"
+			"worker 0 up 5001 0 0 0 -\n"
+			"worker 1 restarting 0 2 3 998 cudaErrorLaunchFailure (unspecified launch failure)\n"
+			"end\n";
+
+		read_text(wk, strlen(wk));
+		u = st.gpus.gpu;
+		CHECK(st.gpus.state == RKMCTL_GPUS_OK && st.gpus.n == 2);
+		CHECK(u[0].worker && !strcmp(u[0].wstate, "up") && u[0].pid == 5001);
+		CHECK(!u[0].restarts && !u[0].faults && !u[0].last_why[0]);
+		CHECK(u[1].worker && !strcmp(u[1].wstate, "restarting") && !u[1].pid);
+		CHECK(u[1].restarts == 2 && u[1].faults == 3 && u[1].fault_at == 998);
+		CHECK(!strcmp(u[1].last_why, "cudaErrorLaunchFailure (unspecified launch failure)"));
+		st.gpus.now = 1003;
+		s = ctl_print(&st, 0);
+		CHECK(strstr(s, "    worker: up, pid 5001; 0 restarts, 0 faults\n"));
+		CHECK(strstr(s, "    worker: restarting; 2 restarts, 3 faults, the last 5 s ago (cudaErrorLaunchFailure (unspecified launch failure))\n"));
+		free(s);
+		s = ctl_print(&st, 1);
+		CHECK(ctl_python_check(s,
+			"a, b = d[\"gpus\"][\"instances\"]\n"
+			"assert a[\"worker\"] == {\"state\": \"up\", \"pid\": 5001, \"restarts\": 0, \"faults\": 0, \"last_fault_at\": 0, \"last_reason\": None}\n"
+			"assert b[\"worker\"][\"state\"] == \"restarting\" and b[\"worker\"][\"faults\"] == 3\n") == 0);
+		free(s);
+		read_text("raidkmd-gpus 1\npid 4242\nupdated 1000\nworker 0 up 1 0 0 0 -\n"
+			  "gpu 0 0 serving 0 0 0 0 0 ? -\nend\n", 93);
+		CHECK(st.gpus.state == RKMCTL_GPUS_BAD &&
+		      strstr(st.gpus.why, "line 4: worker line: no gpu line"));
+		read_text("raidkmd-gpus 1\npid 4242\nupdated 1000\n"
+			  "gpu 0 0 serving 0 0 0 0 0 ? -\nworker 0 sleeping 1 0 0 0 -\nend\n", 99);
+		CHECK(st.gpus.state == RKMCTL_GPUS_BAD &&
+		      strstr(st.gpus.why, "line 5: worker line: unknown state"));
+	}
+	end();
+
 	begin("stale: the writer's pid is gone");
 	fake_proc(4242, NULL);
 	snprintf(text, sizeof(text), "%s/4242", proc);

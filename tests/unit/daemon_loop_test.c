@@ -145,9 +145,15 @@ static void ref_encode(struct rkm_loop *l, struct rkm_code *c, struct set *s,
 	rkm_encode(c, s->len, (const rkm_u8 *const *)ch, ch + s->k);
 }
 
-static void job_from_set(struct set *s, struct rkm_loop_job *j, uint64_t *offs,
-			 uint8_t op, uint64_t mask)
+/*
+ * The job of set @s, described as raidkm.ko would (rkm_loop_describe:
+ * the shared encoding, in place), DECODE wanting @want (0: all of mask).
+ */
+static void job_from_set_want(struct rkm_loop *l, struct set *s,
+			      struct rkm_loop_job *j, uint64_t *offs,
+			      uint8_t op, uint64_t mask, uint64_t want)
 {
+	uint8_t *ch[RKM_MAX_N], *old[RKM_MAX_N];
 	int st, i, n = s->k + s->m;
 
 	memset(j, 0, sizeof(*j));
@@ -157,16 +163,23 @@ static void job_from_set(struct set *s, struct rkm_loop_job *j, uint64_t *offs,
 	j->len = s->len;
 	j->nstripes = s->nstripes;
 	j->mask = mask;
+	j->want = want;
 	j->offs = offs;
-	for (st = 0; st < s->nstripes; st++)
+	for (st = 0; st < s->nstripes; st++) {
 		for (i = 0; i < n; i++)
-			offs[st * n + i] = s->off[st][i];
-	if (op == RAIDKM_OP_DELTA)
-		for (st = 0; st < s->nstripes; st++)
-			for (i = 0; i < s->k; i++)
-				offs[s->nstripes * n + st * s->k + i] =
-					(mask >> i) & 1 ? s->old[st][i] :
-					RAIDKM_OFF_NONE;
+			ch[i] = ptr(l, s->off[st][i]);
+		for (i = 0; i < s->k; i++)
+			old[i] = ptr(l, s->old[st][i]);
+		if (rkm_loop_describe(l, j, ch, old, st, offs))
+			abort();
+	}
+}
+
+static void job_from_set(struct rkm_loop *l, struct set *s,
+			 struct rkm_loop_job *j, uint64_t *offs, uint8_t op,
+			 uint64_t mask)
+{
+	job_from_set_want(l, s, j, offs, op, mask, 0);
 }
 
 /* Submit set @s's job, cookie @g; rkm_loop_submit's answer. */
@@ -175,7 +188,7 @@ static int submit_set(struct rkm_loop *l, struct set *s, uint64_t *offs,
 {
 	struct rkm_loop_job j;
 
-	job_from_set(s, &j, offs, op, mask);
+	job_from_set(l, s, &j, offs, op, mask);
 	j.cookie = g;
 	return rkm_loop_submit(l, &j);
 }
@@ -323,7 +336,7 @@ static void run_ops(struct rkm_loop *l, const char *tag)
 	ok = 1;
 	while (njobs < 1000 && ok) {
 		sets[3].nstripes = 1;
-		job_from_set(&sets[3], &j, offs[3], RAIDKM_OP_ENCODE, 0);
+		job_from_set(l, &sets[3], &j, offs[3], RAIDKM_OP_ENCODE, 0);
 		j.cookie = 0;
 		while (rkm_loop_submit(l, &j) == 0 && ++njobs < 1000)
 			;
@@ -387,6 +400,91 @@ static void test_inprocess(int threads, const char *tag)
 	CHECK(d.st.rejected == 0);
 	end();
 	rkm_loop_destroy(l);
+}
+
+/*
+ * DECODE of a wanted subset over the loopback: a daemon with the feature
+ * (the CPU backend) writes only the wanted chunks, the others keep their
+ * poison; an old daemon (a backend that does not declare decode_want)
+ * does not get the feature, is described every erased chunk and rebuilds
+ * them all, the wanted ones right.  Every (mask, want) of a 4+2 set with
+ * two erasures, 3 stripes per job.
+ */
+static void want_round(const struct rkmd_backend_ops *ops, int has_feature,
+		       const char *tag)
+{
+	struct rkm_loop_daemon d;
+	struct rkm_loop_job j;
+	struct rkm_loop *l = new_loop();
+	static struct set s;
+	static uint8_t saved[4][RKM_MAX_N][4096];
+	uint64_t offs[64], mask, want;
+	int st, i, n = 6, g = 0, ok = 1, wrong = 0;
+	struct rkm_code *c = rkm_code_create(4, 2);
+	char name[128];
+
+	snprintf(name, sizeof(name), "daemon/%s decode of a wanted subset", tag);
+	begin(name);
+	if (!l || rkm_loop_daemon_start(&d, l, ops, 1)) {
+		CHECK(0);
+		end();
+		return;
+	}
+	CHECK(!!(rkm_loop_features(l) & RAIDKM_FEAT_DECODE_WANT) ==
+	      has_feature);
+	bump = 0;
+	set_init(l, &s, 4, 2, 4096, 3);
+	for (st = 0; st < 3; st++)
+		ref_encode(l, c, &s, st, NULL);
+	reset_done();
+	for (mask = 1; mask < (1ull << n) && g < MAXJOBS; mask++) {
+		if (__builtin_popcountll(mask) != 2)
+			continue;
+		for (want = mask; want; want = (want - 1) & mask, g++) {
+			for (st = 0; st < 3; st++)
+				for (i = 0; i < n; i++) {
+					memcpy(saved[st][i], ptr(l, s.off[st][i]),
+					       4096);
+					if (mask & (1ull << i))
+						memset(ptr(l, s.off[st][i]), 0xee,
+						       4096);
+				}
+			job_from_set_want(l, &s, &j, offs, RAIDKM_OP_DECODE,
+					  mask, want);
+			j.cookie = g;
+			CHECK(rkm_loop_submit(l, &j) == 0);
+			rkm_loop_kick(l);
+			CHECK(wait_done(l, g + 1) && job_status[g] == 0);
+			for (st = 0; st < 3; st++)
+				for (i = 0; i < n; i++) {
+					uint8_t *p = ptr(l, s.off[st][i]);
+					int unwanted = ((mask & ~want) >> i) & 1;
+
+					if (!unwanted)
+						ok &= !memcmp(p, saved[st][i], 4096);
+					else if (has_feature)
+						ok &= p[0] == 0xee && p[4095] == 0xee;
+					else
+						wrong += !!memcmp(p, saved[st][i], 4096);
+					memcpy(p, saved[st][i], 4096);
+				}
+		}
+	}
+	CHECK(ok && !wrong);
+	CHECK(rkm_loop_daemon_stop(&d, on_done, NULL) == 0);
+	CHECK(d.st.rejected == 0);
+	rkm_code_destroy(c);
+	rkm_loop_destroy(l);
+	end();
+}
+
+static void test_want(void)
+{
+	struct rkmd_backend_ops old = rkmd_cpu_backend;
+
+	want_round(&rkmd_cpu_backend, 1, "cpu");
+	old.decode_want = 0;	/* a daemon from before the feature */
+	want_round(&old, 0, "old-cpu");
 }
 
 static void test_malformed(void)
@@ -462,7 +560,7 @@ static void test_fault_corrupt(void)
 	set_init(l, &s, 4, 2, 4096, 1);
 	reset_done();
 	for (rounds = 0; rounds < 10; rounds++) {
-		job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+		job_from_set(l, &s, &j, offs, RAIDKM_OP_ENCODE, 0);
 		j.cookie = rounds;
 		CHECK(rkm_loop_submit(l, &j) == 0);
 		rkm_loop_kick(l);
@@ -554,13 +652,13 @@ static void test_staged(void)
 	/* misplaced: an output among the inputs, an input in staging */
 	s.off[0][8] = s.off[0][9] = s.off[0][10] = 0;
 	s.off[0][9] = alloc_chunk(l, 4096);
-	job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+	job_from_set(l, &s, &j, offs, RAIDKM_OP_ENCODE, 0);
 	j.nstripes = 1;
 	j.cookie = 2;
 	CHECK(rkm_loop_submit(l, &j) == 0);
 	s.off[0][9] = out;
 	s.off[0][0] = out + 4096;
-	job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+	job_from_set(l, &s, &j, offs, RAIDKM_OP_ENCODE, 0);
 	j.nstripes = 1;
 	j.cookie = 3;
 	CHECK(rkm_loop_submit(l, &j) == 0);
@@ -593,7 +691,7 @@ static void test_fault_skip(void)
 	reset_done();
 	for (rounds = 0; rounds < 9; rounds++) {
 		memset(ptr(l, s.off[0][4]), 0xee, 4096);
-		job_from_set(&s, &j, offs, RAIDKM_OP_ENCODE, 0);
+		job_from_set(l, &s, &j, offs, RAIDKM_OP_ENCODE, 0);
 		j.cookie = rounds;
 		CHECK(rkm_loop_submit(l, &j) == 0);
 		rkm_loop_kick(l);
@@ -670,7 +768,7 @@ static int submit_n(struct rkm_loop *l, struct set *s, uint64_t *offs, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		job_from_set(s, &j, offs, RAIDKM_OP_ENCODE, 0);
+		job_from_set(l, s, &j, offs, RAIDKM_OP_ENCODE, 0);
 		j.cookie = i;
 		if (rkm_loop_submit(l, &j))
 			break;
@@ -781,6 +879,7 @@ int main(int argc, char **argv)
 	test_fault_skip();
 	test_corrupt_tail();
 	test_staged();
+	test_want();
 
 	/* the binary sits in build/bin, this test in build/tests */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -145,8 +145,14 @@ static void fuzz_sqe(const uint8_t *p, size_t left)
 	get(desc, sizeof(desc), &p, &left);
 	/* odd generations: an older kernel end without a staging region */
 	l.stage_start = (e.gen & 1) ? 0 : STAGE_START;
+	/* generations 2 and 3 mod 4: RAIDKM_FEAT_DECODE_WANT agreed */
+	l.features = (e.gen & 2) ? RAIDKM_FEAT_DECODE_WANT : 0;
 	if (rkm_sqe_check(&e, &l, &why))
 		return;
+	ORACLE(!e.want || (e.op == RAIDKM_OP_DECODE && (e.gen & 2) &&
+			   !(e.want & ~e.mask)), "want legal");
+	ORACLE(e.op != RAIDKM_OP_DECODE || !(e.gen & 2) || e.want,
+	       "want present with the feature");
 	ORACLE(e.id < 16 && e.op >= 1 && e.op <= 4 && e.k >= 2 &&
 	       e.m >= 1 && e.m <= 16 && e.k + e.m <= 64, "sqe shape");
 	ORACLE(e.len && e.len % 64 == 0 && e.len <= 65536 && e.nstripes &&
@@ -156,9 +162,15 @@ static void fuzz_sqe(const uint8_t *p, size_t left)
 	accepted[K_SQE]++;
 	for (i = 0; i < e.ndesc; i++) {
 		if (offs[i] == RAIDKM_OFF_NONE) {
-			ORACLE(e.op == RAIDKM_OP_DELTA, "NONE outside delta");
+			ORACLE(e.op == RAIDKM_OP_DELTA ||
+			       (e.op == RAIDKM_OP_DECODE &&
+				(e.mask & ~e.want) >> (i % (e.k + e.m)) & 1),
+			       "NONE outside delta and unwanted chunks");
 			continue;
 		}
+		if (e.op == RAIDKM_OP_DECODE && e.want)
+			ORACLE(!((e.mask & ~e.want) >> (i % (e.k + e.m)) & 1),
+			       "unwanted chunk described");
 		ORACLE(offs[i] % 64 == 0 && offs[i] + e.len <= ARENA_SIZE,
 		       "offset in arena");
 		if (l.stage_start && rkm_desc_is_output(&e, i))

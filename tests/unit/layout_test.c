@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * covers: km: layout; km: write plan
+ * covers: km: layout; km: stripe spans of wide reads
  *
- * Unit test of the km geometry (kernel/raidkm/personality/layout.c) and
- * the write planner (plan.c), built from the same sources as the module.
+ * Unit test of the km geometry (kernel/raidkm/personality/layout.c),
+ * built from the same source as the module (plan.c: plan_test.c).
  *
  *   bijection   every array sector maps to a distinct (member, sector),
  *               data never lands on a parity position, and unmap inverts
@@ -15,14 +15,12 @@
  *   raid6       rotation 1 with m = 2 places P, Q and the data where md
  *               raid6's left-symmetric layout does (raid5.c's rule,
  *               restated here independently)
- *   plan        rmw/rcw choice by I/O count, full-stripe detection,
- *               degraded plans read every survivor and decode the lost
+ *   span        the rows of one chunk stripe that a read covers
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "personality/layout.h"
-#include "personality/plan.h"
 
 static int failures;
 
@@ -160,70 +158,41 @@ static const char *check_raid6(int n)
 	return NULL;
 }
 
-static const char *check_plan(void)
+/* Spans of one chunk stripe: the in-chunk rows a wide read covers. */
+static const char *check_span(void)
 {
-	static const struct {
-		km_mask_t need, failed, uptodate, read, decode;
-		const char *what;
-	} fetch[] = {
-		/* a read of lost data 1 with parity 5 also lost */
-		{ 0x2, 0x22, 0, 0x1d, 0x22, "degraded read fetch" },
-		/* one lost: k survivors, not all five */
-		{ 0x2, 0x2, 0, 0x1d, 0x2, "degraded read fetch reads k survivors" },
-		/* survivors already cached are not read again */
-		{ 0x2, 0x2, 0x5, 0x18, 0x2, "degraded read fetch with cached survivors" },
-		/* a check needs every chunk: all survivors in one round */
-		{ 0x3f, 0x2, 0, 0x3d, 0x2, "fetch of a whole degraded row" },
-		{ 0x2, 0, 0, 0x2, 0, "healthy read fetch" },
-	};
-	int i;
-	struct km_plan p;
+	struct km_geom g;
+	struct km_span s;
 
-	/* 4+2, all data overwritten: full stripe, nothing read */
-	km_plan_write(4, 2, 0xf, 0xf, 0, 0, &p);
-	if (p.kind != KM_WRITE_FULL || p.read || p.decode)
-		return "full stripe";
-	/* one chunk of 4+2 replaced: rmw reads 1 + 2, rcw 3: tie -> rmw */
-	km_plan_write(4, 2, 0x1, 0x1, 0, 0, &p);
-	if (p.kind != KM_WRITE_RMW || p.read != 0x31)
-		return "4+2 one chunk: expected rmw (tie)";
-	/* two chunks of 4+2: rmw 4 reads, rcw 2 */
-	km_plan_write(4, 2, 0x3, 0x3, 0, 0, &p);
-	if (p.kind != KM_WRITE_RCW || p.read != 0xc)
-		return "4+2 two chunks: expected rcw";
-	/* 8+2 one chunk: rmw (3 reads) beats rcw (7) */
-	km_plan_write(8, 2, 0x1, 0x1, 0, 0, &p);
-	if (p.kind != KM_WRITE_RMW || p.read != (0x1 | 0x300))
-		return "8+2 one chunk: expected rmw";
-	/* cached pages count as free */
-	km_plan_write(8, 2, 0x1, 0x1, 0x300, 0, &p);
-	if (p.kind != KM_WRITE_RMW || p.read != 0x1)
-		return "8+2 cached: expected rmw reading only the old data";
-	km_plan_write(8, 2, 0x1, 0x1, 0xfe, 0, &p);
-	if (p.kind != KM_WRITE_RCW || p.read != 0)
-		return "8+2 other data cached: expected rcw with no reads";
-	/* partial chunk: rcw must read it too (rmw 4, rcw 3) */
-	km_plan_write(4, 2, 0x3, 0x1, 0, 0, &p);
-	if (p.kind != KM_WRITE_RCW || p.read != 0xe)
-		return "partial chunk under rcw";
-	/*
-	 * degraded: data 2 lost, write data 0: read the first 4 survivors
-	 * (old data 0 too: the decode needs it), decode 2
-	 */
-	km_plan_write(4, 2, 0x1, 0x1, 0, 0x4, &p);
-	if (p.kind != KM_WRITE_RCW || p.read != 0x1b || p.decode != 0x4)
-		return "degraded data: expected k survivors read and one decode";
-	/* degraded parity only: no decode needed for rcw */
-	km_plan_write(4, 2, 0x1, 0x1, 0, 0x10, &p);
-	if (p.decode || p.read != 0xe)
-		return "lost parity: rcw needs no decode";
-	/* fetches in 4+2: need, failed, uptodate -> read, decode */
-	for (i = 0; i < (int)(sizeof(fetch) / sizeof(fetch[0])); i++) {
-		p.need = fetch[i].need;
-		km_plan_fetch(4, 6, fetch[i].failed, fetch[i].uptodate, &p);
-		if (p.read != fetch[i].read || p.decode != fetch[i].decode)
-			return fetch[i].what;
-	}
+	/* 4+2, 64 KiB chunks (128 sectors), rows of 8 sectors */
+	km_geom_init(&g, 6, 2, 128);
+	/* inside one chunk: its own rows, rounded out */
+	km_stripe_span(&g, 128 + 10, 128 + 30, 8, &s);
+	if (s.stripe != 0 || s.dlo != 1 || s.dhi != 1 || s.lo != 8 ||
+	    s.hi != 32 || s.sparse || s.end != 128 + 30)
+		return "part of one chunk";
+	/* the whole stripe and beyond: ends at the stripe */
+	km_stripe_span(&g, 0, 2048, 8, &s);
+	if (s.dlo != 0 || s.dhi != 3 || s.lo != 0 || s.hi != 128 ||
+	    s.end != 512 || s.sparse)
+		return "a whole stripe";
+	/* the end of chunk 0 and the start of chunk 1: sparse */
+	km_stripe_span(&g, 100, 140, 8, &s);
+	if (!s.sparse || s.dlo != 0 || s.dhi != 1)
+		return "two chunks meeting at the edge are sparse";
+	/* two chunks whose rows overlap: all rows, not sparse */
+	km_stripe_span(&g, 60, 128 + 70, 8, &s);
+	if (s.sparse || s.lo != 0 || s.hi != 128)
+		return "two chunks sharing rows";
+	/* three chunks: the middle one is whole */
+	km_stripe_span(&g, 120, 256 + 8, 8, &s);
+	if (s.sparse || s.lo != 0 || s.hi != 128 || s.dlo != 0 ||
+	    s.dhi != 2)
+		return "three chunks";
+	/* second stripe, starting inside it */
+	km_stripe_span(&g, 512 + 200, 512 + 210, 8, &s);
+	if (s.stripe != 1 || s.dlo != 1 || s.lo != 72 || s.hi != 88)
+		return "second stripe";
 	return NULL;
 }
 
@@ -280,6 +249,6 @@ int main(void)
 			why = "accepted rotation 2";
 		report("layout_geometry_checks", why);
 	}
-	report("plan_write", check_plan());
+	report("layout_span", check_span());
 	return failures ? 1 : 0;
 }

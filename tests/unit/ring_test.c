@@ -277,7 +277,8 @@ static void test_sqe(void)
 	BAD(e.op = 0);
 	BAD(e.op = 5);
 	BAD(e.flags = 1);
-	BAD(e.__resv[3] = 1);
+	BAD(e.__resv[2] = 1);
+	BAD(e.want = 1);		/* want without the feature */
 	BAD(e.k = 1);
 	BAD(e.m = 0);
 	BAD(e.m = 17);
@@ -326,6 +327,122 @@ static void test_sqe(void)
 	desc[12 + 4 + 1] = 0;
 	desc[4] = RAIDKM_OFF_NONE;	/* stripe 0 parity */
 	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	end();
+}
+
+/* RAIDKM_FEAT_DECODE_WANT: sqe.want and its descriptor rules */
+static void test_sqe_want(void)
+{
+	struct rkm_shm_limits l = { .nslots = 8, .desc_slot_size = 1024,
+				    .max_stripes = 8, .max_len = 65536,
+				    .arena_size = 65536, .stage_start = 32768,
+				    .features = RAIDKM_FEAT_DECODE_WANT };
+	struct raidkm_sqe e;
+	__u64 desc[128], offs[128];
+	const char *why;
+	int i, bad = 0;
+
+	begin("submission/want checked");
+	e = valid_sqe();		/* DECODE 4+2, mask 0x3, 2 stripes */
+	e.want = 0x1;
+	CHECK(rkm_sqe_check(&e, &l, &why) == 0);
+	e.want = 0x3;
+	CHECK(rkm_sqe_check(&e, &l, &why) == 0);
+#define BAD(stmt) do { e = valid_sqe(); e.want = 0x1; stmt; \
+	if (rkm_sqe_check(&e, &l, &why) != RAIDKM_ST_EINVAL) { \
+		printf("    accepted: %s\n", #stmt); bad++; } } while (0)
+	BAD(e.want = 0);		/* empty */
+	BAD(e.want = 0x4);		/* not in mask */
+	BAD(e.want = 0x5);		/* partly not in mask */
+	BAD(e.want = 1ull << 6);	/* beyond k + m */
+	BAD(e.want = 1ull << 63);
+	BAD((e.op = RAIDKM_OP_ENCODE, e.mask = 0));	/* want on ENCODE */
+	BAD((e.op = RAIDKM_OP_DELTA, e.ndesc = 20, e.mask = 1));
+#undef BAD
+	CHECK(bad == 0);
+	end();
+
+	begin("submission/want descriptors: wanted in staging, unwanted none");
+	e = valid_sqe();
+	e.want = 0x2;			/* chunk 1 of the erased 0, 1 */
+	for (i = 0; i < 12; i++)
+		desc[i] = (i % 6) * 4096;	/* inputs below 32768 */
+	desc[0] = desc[6] = RAIDKM_OFF_NONE;
+	desc[1] = 32768;
+	desc[7] = 32768 + 4096;
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == 0);
+	CHECK(rkm_desc_is_output(&e, 1) && !rkm_desc_is_output(&e, 0) &&
+	      rkm_desc_is_output(&e, 7) && !rkm_desc_is_output(&e, 2));
+	desc[6] = 40960;		/* unwanted chunk described */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[6] = RAIDKM_OFF_NONE;
+	desc[7] = RAIDKM_OFF_NONE;	/* wanted chunk not described */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	desc[7] = 4096;			/* wanted chunk among the inputs */
+	CHECK(rkm_desc_read(&e, desc, &l, offs, &why) == RAIDKM_ST_EINVAL);
+	end();
+}
+
+static int test_off_of(void *ctx, const void *p, __u32 len, __u64 *off)
+{
+	const uint8_t *base = ctx, *c = p;
+
+	if (c < base || c + len > base + 65536)
+		return -1;
+	*off = (__u64)(c - base);
+	return 0;
+}
+
+/* rkm_desc_encode: roles, staging, in place, missing chunks */
+static void test_desc_encode(void)
+{
+	static uint8_t arena[65536];
+	void *chunk[6], *old[4];
+	__u64 desc[64];
+	struct rkm_desc_job j = { .op = RAIDKM_OP_DECODE, .k = 4, .m = 2,
+				  .len = 4096, .mask = 0x11, .want = 0x10,
+				  .chunk = chunk, .old = old };
+	int i;
+
+	begin("descriptor/encode: decode want, delta, encode");
+	for (i = 0; i < 6; i++)
+		chunk[i] = arena + i * 4096;
+	for (i = 0; i < 4; i++)
+		old[i] = arena + (6 + i) * 4096;
+	chunk[0] = NULL;		/* unwanted: never looked at */
+	/* stripe 1 of 2, outputs staged at 40960 */
+	CHECK(rkm_desc_encode(&j, desc, 1, 2, 40960, test_off_of, arena) ==
+	      5 * 4096);
+	CHECK(desc[6] == RAIDKM_OFF_NONE && desc[7] == 4096 &&
+	      desc[9] == 3 * 4096 && desc[10] == 40960 &&
+	      desc[11] == 5 * 4096);
+	CHECK(rkm_chunk_role(RAIDKM_OP_DECODE, 4, 0x11, 0, 0) ==
+	      RKM_CHUNK_OUT);
+	CHECK(rkm_chunk_role(RAIDKM_OP_DECODE, 4, 0x11, 0x10, 0) ==
+	      RKM_CHUNK_UNUSED);
+	/* in place: the wanted chunk where it lies */
+	CHECK(rkm_desc_encode(&j, desc, 0, 1, RKM_DESC_IN_PLACE, test_off_of,
+			      arena) == 5 * 4096 && desc[4] == 4 * 4096);
+	chunk[1] = arena + 65536 - 64;	/* an input outside the arena */
+	CHECK(rkm_desc_encode(&j, NULL, 0, 1, 40960, test_off_of, arena) == 0);
+	chunk[1] = arena + 4096;
+	j.want = 0x11;			/* chunk 0 wanted in place: NULL */
+	CHECK(rkm_desc_encode(&j, NULL, 0, 1, RKM_DESC_IN_PLACE, test_off_of,
+			      arena) == 0);
+	chunk[0] = arena;
+	j.op = RAIDKM_OP_DELTA;
+	j.mask = 0x2;
+	j.want = 0;
+	CHECK(rkm_desc_encode(&j, desc, 0, 1, 40960, test_off_of, arena) ==
+	      4 * 4096);
+	CHECK(desc[0] == RAIDKM_OFF_NONE && desc[1] == 4096 &&
+	      desc[4] == 40960 && desc[5] == 40960 + 4096 &&
+	      desc[6] == RAIDKM_OFF_NONE && desc[7] == 7 * 4096 &&
+	      desc[8] == RAIDKM_OFF_NONE);
+	j.op = RAIDKM_OP_ENCODE;
+	j.mask = 0;
+	CHECK(rkm_desc_encode(&j, desc, 0, 1, 40960, test_off_of, arena) ==
+	      6 * 4096 && desc[3] == 3 * 4096 && desc[5] == 40960 + 4096);
 	end();
 }
 
@@ -714,6 +831,8 @@ int main(void)
 	test_cqe();
 	test_sqe();
 	test_split_desc();
+	test_sqe_want();
+	test_desc_encode();
 	test_split_layout();
 	test_shm_check();
 	test_attach();

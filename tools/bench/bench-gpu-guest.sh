@@ -13,7 +13,9 @@
 #               the console log and the host raidkmd's log beside it
 # Environment: BENCH_ROUNDS (default 3; medians of the rounds),
 # BENCH_MIB (ramdisk size, default 64), BENCH_SLOW_MS (the disk-like
-# pass's dm-delay per member I/O, default 4; 0 skips it), BENCH_DEADLINE_MS (the guest's
+# pass's dm-delay per member I/O, default 4; 0 skips it), BENCH_MAX_CPU
+# (the share of a served configuration's jobs it may code in the guest,
+# default 0.05), BENCH_DEADLINE_MS (the guest's
 # deadline_ms; default 1000 with the cpu backend, the module's default
 # otherwise), RKM_BRIDGE_BACKEND (the host raidkmd's backend: default
 # cpu, cuda with --gpu), BENCH_IMAGE (guest image), RKM_LOGDIR (console
@@ -40,6 +42,7 @@ sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
     -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-4}/" \
     -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
+    -e "s/^MAX_CPU=[0-9.]*/MAX_CPU=${BENCH_MAX_CPU:-0.05}/" \
 	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
 log=$logdir/km-gpu-bench-guest.log
 rm -f "$log" "$log.host"
@@ -59,8 +62,8 @@ out=$( {
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
-	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
-	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|MEDIAN|RATIO|VERIFY)'
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
+	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"
 	echo "# elapsed ${elapsed} s (boot, all rounds, the correctness pass)"

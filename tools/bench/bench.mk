@@ -73,3 +73,15 @@ bench-codec: $(BENCH_CODEC) $(BENCH_CODEC_REFS)
 .PHONY: bench-gpu-guest
 bench-gpu-guest: vm-image $(RKMD_BIN)
 	@$(TOP)/tools/bench/bench-gpu-guest.sh
+
+# "make bench-want": decoding only the wanted chunks against decoding
+# every erased one, each decode form (tools/bench/bench_want.c)
+BENCH_WANT := $(BUILD)/bench/bench_want
+
+$(BENCH_WANT): $(TOP)/tools/bench/bench_want.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+
+.PHONY: bench-want
+bench-want: $(BENCH_WANT)
+	$(BENCH_WANT) $(BENCH_ARGS)

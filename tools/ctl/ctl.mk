@@ -6,8 +6,9 @@ RKMCTL_BIN := $(BUILD)/bin/raidkmctl
 USER_BINS  += $(RKMCTL_BIN)
 GUEST_BINS += $(RKMCTL_BIN)
 RKMCTL_SRCS := $(TOP)/tools/ctl/raidkmctl.c $(TOP)/tools/ctl/ctl_print.c \
-	$(TOP)/tools/ctl/ctl_gpus.c
+	$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_km.c
 RKMCTL_HDRS := $(TOP)/tools/ctl/ctl_status.h $(TOP)/tools/ctl/ctl_gpus.h \
+	$(TOP)/tools/ctl/ctl_km.h \
 	$(TOP)/daemon/gpu/gpu_status.h $(TOP)/kernel/raidkm/uapi/raidkm.h
 RKMCTL_CFLAGS := $(HOST_CFLAGS) -I$(TOP)/tools/ctl -I$(TOP)/daemon
 
@@ -34,4 +35,14 @@ $(CTL_GPUS_TEST): $(TOP)/tests/unit/ctl_gpus_test.c $(TOP)/tools/ctl/ctl_gpus.c 
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
+		$(TOP)/tools/ctl/ctl_print.c
+
+# unit test of the km data path counters read from a made-up sysfs tree
+CTL_KM_TEST := $(BUILD)/tests/ctl_km_test
+UNIT_TESTS += $(CTL_KM_TEST)
+$(CTL_KM_TEST): $(TOP)/tests/unit/ctl_km_test.c $(TOP)/tools/ctl/ctl_km.c \
+		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
+		$(TOP)/tests/unit/ctl_test_util.h
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_km.c \
 		$(TOP)/tools/ctl/ctl_print.c

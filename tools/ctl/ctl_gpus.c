@@ -114,6 +114,43 @@ static int gpu_line(char *p, struct rkmctl_gpus *g, int ln)
 	return 0;
 }
 
+/* "worker INDEX STATE PID RESTARTS FAULTS LAST_FAULT_AT LAST_WHY" */
+static int worker_line(char *p, struct rkmctl_gpus *g, int ln)
+{
+	static const char *const states[] = {
+		"up", "starting", "failing", "restarting", "down",
+	};
+	struct rkmctl_gpu *u;
+	uint64_t at;
+	char *st;
+	size_t i;
+	int idx;
+
+	if (int_word(&p, RKMD_GPU_STATUS_MAX - 1, &idx) || idx >= g->n)
+		return bad(g, ln, "worker line: no gpu line of that index before it");
+	u = &g->gpu[idx];
+	st = word(&p);
+	for (i = 0; st && i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(st, states[i]))
+			break;
+	if (!st || i == sizeof(states) / sizeof(states[0]))
+		return bad(g, ln, "worker line: unknown state");
+	snprintf(u->wstate, sizeof(u->wstate), "%s", st);
+	if (int_word(&p, 0x7fffffff, &u->pid) ||
+	    u64_word(&p, &u->restarts) || u64_word(&p, &u->faults) ||
+	    number(word(&p), INT64_MAX, &at))
+		return bad(g, ln, "worker line: bad pid, restart or fault count, or fault time");
+	u->fault_at = (int64_t)at;
+	while (*p == ' ')
+		p++;
+	if (!*p || strlen(p) >= sizeof(u->last_why))
+		return bad(g, ln, "worker line: no reason field (\"-\" if none)");
+	if (strcmp(p, "-"))
+		snprintf(u->last_why, sizeof(u->last_why), "%s", p);
+	u->worker = 1;
+	return 0;
+}
+
 /* One line (NUL-terminated, no newline): the magic line first */
 static int one_line(char *p, struct rkmctl_gpus *g, int ln, int *have)
 {
@@ -148,6 +185,8 @@ static int one_line(char *p, struct rkmctl_gpus *g, int ln, int *have)
 		*have |= 2;
 	} else if (!strcmp(key, "gpu")) {
 		return gpu_line(p, g, ln);
+	} else if (!strcmp(key, "worker")) {
+		return worker_line(p, g, ln);
 	} else if (!strcmp(key, "end")) {
 		*have |= 4;
 	}

@@ -27,6 +27,13 @@ struct rkmctl_gpu {
 	int64_t dropped_at;		/* epoch s, 0 while serving */
 	char bus[32];			/* PCI address, "" if unknown */
 	char why[RKMD_GPU_STATUS_WHY];	/* why dropped, "" while serving */
+	/* its worker process (a worker line; worker == 0: none read) */
+	int worker;
+	char wstate[16];		/* up, starting, failing, ... */
+	int pid;			/* 0: none */
+	uint64_t restarts, faults;
+	int64_t fault_at;		/* epoch s of the last fault, 0 */
+	char last_why[RKMD_GPU_STATUS_WHY];	/* "" if none */
 };
 
 struct rkmctl_gpus {

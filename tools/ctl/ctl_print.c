@@ -77,6 +77,21 @@ static void text_pct(FILE *f, const char *name, const uint64_t *h, double p)
 		fprintf(f, ", %s < %" PRIu64 " us", name, v);
 }
 
+/* An instance's worker process: state, restarts, the last fault */
+static void print_worker(FILE *f, const struct rkmctl_gpus *g,
+			 const struct rkmctl_gpu *u)
+{
+	fprintf(f, "    worker: %s", u->wstate);
+	if (u->pid)
+		fprintf(f, ", pid %d", u->pid);
+	fprintf(f, "; %" PRIu64 " restarts, %" PRIu64 " faults", u->restarts,
+		u->faults);
+	if (u->faults)
+		fprintf(f, ", the last %lld s ago (%s)",
+			(long long)(g->now - u->fault_at), u->last_why);
+	fputc('\n', f);
+}
+
 /* The GPU status file: nothing when there is none */
 void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g)
 {
@@ -104,7 +119,22 @@ void rkmctl_print_gpus(FILE *f, const struct rkmctl_gpus *g)
 			fprintf(f, "serving");
 		fprintf(f, "; %" PRIu64 " jobs, %" PRIu64 " MiB, %" PRIu64 " re-run on another GPU, %" PRIu64 " failed back to the kernel\n",
 			u->jobs, u->mib, u->reruns, u->failed_back);
+		if (u->worker)
+			print_worker(f, g, u);
 	}
+}
+
+/* an array's data path counters, one line (none when it has none) */
+static void text_km(FILE *f, const struct rkmctl_km *km)
+{
+	int i;
+
+	if (!km->n)
+		return;
+	fprintf(f, "  data path:");
+	for (i = 0; i < km->n; i++)
+		fprintf(f, " %s %" PRIu64, km->e[i].key, km->e[i].v);
+	fprintf(f, "\n");
 }
 
 void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
@@ -122,6 +152,7 @@ void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 	for (i = 0; i < s->narrays; i++) {
 		fprintf(f, "%s:\n", s->array[i].name);
 		text_counters(f, &s->array[i].c);
+		text_km(f, &s->array[i].km);
 	}
 	if (s->have_latency) {
 		uint64_t n = latency_total(s->latency);
@@ -222,6 +253,13 @@ static void json_gpu(FILE *f, const struct rkmctl_gpu *u)
 		fprintf(f, "null");
 	fprintf(f, ", \"reason\": ");
 	json_str_null(f, u->why);
+	if (u->worker) {
+		fprintf(f, ", \"worker\": {\"state\": \"%s\", \"pid\": %d, \"restarts\": %" PRIu64 ", \"faults\": %" PRIu64 ", \"last_fault_at\": %lld, \"last_reason\": ",
+			u->wstate, u->pid, u->restarts, u->faults,
+			(long long)u->fault_at);
+		json_str_null(f, u->last_why);
+		fputc('}', f);
+	}
 	fputc('}', f);
 }
 
@@ -257,6 +295,19 @@ static void json_gpus(FILE *f, const struct rkmctl_gpus *g)
 	fprintf(f, "]}");
 }
 
+static void json_km(FILE *f, const struct rkmctl_km *km)
+{
+	int i;
+
+	fprintf(f, ", \"data_path\": {");
+	for (i = 0; i < km->n; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, km->e[i].key);
+		fprintf(f, ": %" PRIu64, km->e[i].v);
+	}
+	fputc('}', f);
+}
+
 void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -276,6 +327,7 @@ void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 		json_str(f, s->array[i].name);
 		fprintf(f, ", \"counters\": ");
 		json_counters(f, &s->array[i].c);
+		json_km(f, &s->array[i].km);
 		fputc('}', f);
 	}
 	fprintf(f, "]");

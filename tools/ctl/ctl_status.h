@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "uapi/raidkm.h"
 #include "ctl_gpus.h"
+#include "ctl_km.h"
 
 #define RKMCTL_MAX_ARRAYS	256
 #define RKMCTL_NAME_MAX		32
@@ -40,6 +41,7 @@ struct rkmctl_status {
 	struct {
 		char name[RKMCTL_NAME_MAX];
 		struct rkmctl_counters c;
+		struct rkmctl_km km;	/* data path, from sysfs */
 	} array[RKMCTL_MAX_ARRAYS];
 	int have_latency;
 	uint64_t latency[RAIDKM_LAT_BUCKETS];

@@ -112,6 +112,7 @@ static int on_reply(struct nl_msg *msg, void *arg)
 			   at[RAIDKM_A_ARRAY_NAME]);
 		if (at[RAIDKM_A_STATS])
 			get_counters(at[RAIDKM_A_STATS], &st->array[i].c);
+		rkmctl_km_read("/sys", st->array[i].name, &st->array[i].km);
 	}
 	return NL_OK;
 }
@@ -199,7 +200,8 @@ static void usage(FILE *f)
 "$RAIDKMD_STATUS_FILE, else " RKMD_GPU_STATUS_FILE "; no file: no GPU lines;\n"
 "a file left by a raidkmd that stopped is ignored and said so).\n"
 "--json prints one JSON object for monitoring.\n"
-"Per-array counters are also in /sys/block/mdX/md/.\n"
+"Per km array, the data path's counters (wide reads, member reads, fallbacks\n"
+"by reason) from /sys/block/mdX/md/km/, where they also are.\n"
 "Exit status: 0, 1 when raidkm is not loaded, 2 for bad usage.\n");
 }
 

@@ -37,7 +37,9 @@
 # the host's raidkmd --bridge serves raidkm-relay in the guest.  A scenario
 # drives that host daemon with console lines "RKM-HOST: start [ARGS]",
 # "RKM-HOST: kill" (SIGKILL) and "RKM-HOST: stop" (SIGTERM); its log is
-# LOG.host.
+# LOG.host.  Each "# host-log: REGEX" header (grep -E) must match a line of
+# LOG.host for the scenario to pass: what only the host sees (a GPU's
+# worker down and back).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -228,9 +230,20 @@ boot() {
 	rm -rf "$work"
 }
 
-# verdict LOG NAME: print PASS/FAIL for one scenario from a console log
+# host_log_missing SCENARIO HOSTLOG: print the first "# host-log:" regex
+# that no line of HOSTLOG matches (status 0), or nothing (status 1)
+host_log_missing() {
+	local re
+	while IFS= read -r re; do
+		grep -Eq -- "$re" "$2" 2>/dev/null || { printf '%s' "$re"; return 0; }
+	done < <(sed -n 's/^# host-log: *//p' "$1")
+	return 1
+}
+
+# verdict LOG NAME [SCENARIO]: print PASS/FAIL for one scenario from a
+# console log (and, given SCENARIO, its host-log headers)
 verdict() {
-	local log=$1 name=$2 seg rc
+	local log=$1 name=$2 scen=${3:-} seg rc missing
 	seg=$(sed -n "/RKM-BEGIN [0-9]*-$name timeout/,/RKM-END [0-9]*-$name rc=/p" "$log")
 	rc=$(printf '%s\n' "$seg" | sed -n "s/.*RKM-END [0-9]*-$name rc=\([0-9]*\).*/\1/p" | tail -n 1)
 	if [ -z "$seg" ]; then
@@ -244,6 +257,8 @@ verdict() {
 		echo "FAIL $tag/$name: timed out (see $log)"
 	elif [ "$rc" != 0 ]; then
 		echo "FAIL $tag/$name: exit status $rc (see $log)"
+	elif [ -n "$scen" ] && missing=$(host_log_missing "$scen" "$log.host"); then
+		echo "FAIL $tag/$name: no line of the host raidkmd's log matches /$missing/ (see $log.host)"
 	else
 		echo "PASS $tag/$name"
 		return 0
@@ -316,7 +331,7 @@ run_one() {
 			fi
 		else
 			boot_once "$log" "$s"
-			verdict "$log" "$n" || ok=1
+			verdict "$log" "$n" "$s" || ok=1
 		fi
 	done
 	[ -n "$dir" ] && rm -rf "$dir"

@@ -68,7 +68,7 @@ static inline __m512i rkm_v_term(struct rkm_nib t, struct rkm_nib c)
 }
 
 /* a ^ t * c: the term's two lookups joined into a by one ternary XOR */
-#define RKM_HAVE_ACC
+#define RKM_OWN_ACC
 static inline __m512i rkm_v_acc(__m512i a, struct rkm_nib t, struct rkm_nib c)
 {
 	return rkm_v_xor3(a, _mm512_shuffle_epi8(t.lo, c.lo),

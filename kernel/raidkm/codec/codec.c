@@ -14,25 +14,30 @@
 
 struct rkm_dent {
 	rkm_u64 key;			/* erased mask; 0: empty */
+	rkm_u64 want;			/* the erased chunks rebuilt */
 	rkm_u64 stamp;			/* LRU clock of the last use */
 	int refs;			/* users; never evicted while > 0 */
 	int ready;			/* matrix built */
 	int temp;			/* outside the cache: freed on release */
 	int nerased;
+	int nwant;			/* chunks in want */
 	rkm_u8 surv[RKM_MAX_K];		/* survivor chunk indices, ascending */
-	rkm_u8 idx[RKM_MAX_M];		/* erased chunk indices, ascending */
+	rkm_u8 idx[RKM_MAX_M];		/* wanted chunk indices, ascending */
 	rkm_u8 *scratch;		/* 2 * k * k + m * k bytes */
-	struct rkm_mat *mt;		/* nerased x k */
+	struct rkm_mat *mt;		/* nwant x k */
 	/*
 	 * Syndrome form (pq set): the erased data is rebuilt from the P/Q
 	 * syndromes of the surviving data, then the small system is solved;
 	 * erased parity is re-encoded from the data.  See rkm_dent_build().
+	 * With part of the erased data unwanted (its buffers may be absent)
+	 * only the one-pass form applies, and only to data.
 	 */
-	int pq;
+	int pq;				/* three passes apply (all data wanted) */
 	struct rkm_mat *solve;		/* ed x ed, ed <= 2 */
-	struct rkm_mat *pmt;		/* erased parity rows, x k */
+	struct rkm_mat *pmt;		/* wanted erased parity rows, x k */
+	int npar;			/* its rows */
 	struct rkm_mat *syn;		/* one pass: syndromes, then solve */
-	int syn_ok;			/* syn built (pq and ed < k) */
+	int syn_ok;			/* syn built: wanted data by syndromes */
 };
 
 struct rkm_code {
@@ -166,41 +171,28 @@ void rkm_code_destroy(struct rkm_code *c)
 }
 
 /*
- * Fill @d (key set) with the survivors and decode matrix of its pattern.
- * Survivors are the first k chunks not erased: every surviving data chunk
- * (set Sd) and the first ed surviving parity chunks (Sp), ed being the
- * number of erased data chunks (Ed).  With B = P[Sp][Ed] (ed x ed,
- * nonsingular since the code is MDS):
+ * The erased-data rows of @d's decode: row i (of erased data chunk
+ * edi[i]) over the survivors.  Survivors are the first k chunks not
+ * erased: every surviving data chunk (set Sd) and the first ed surviving
+ * parity chunks (Sp), ed being the number of erased data chunks (Ed).
+ * With B = P[Sp][Ed] (ed x ed, nonsingular since the code is MDS):
  *	D[Ed] = B^-1 (parity[Sp] + P[Sp][Sd] D[Sd])
- * and an erased parity chunk q is P[q][Sd] D[Sd] + P[q][Ed] D[Ed], so
- * only an ed x ed matrix is ever inverted.
+ * so only an ed x ed matrix is ever inverted; B^-1 is left in binv.
  */
-static int rkm_dent_build(struct rkm_code *c, struct rkm_dent *d)
+static int rkm_dent_data_rows(struct rkm_code *c, struct rkm_dent *d,
+			      const rkm_u8 *edi, int ed, rkm_u8 *binv,
+			      rkm_u8 *rows)
 {
-	int k = c->k, n = c->k + c->m, i, j, t, ns = 0, ne = 0, ed = 0;
-	rkm_u8 *b = d->scratch, *binv = d->scratch + k * k;
-	rkm_u8 *rows = binv + k * k;
-	rkm_u8 edi[RKM_MAX_M];
+	int k = c->k, i, j, t;
+	rkm_u8 *b = d->scratch;
 	const rkm_u8 *p = c->enc->coef;
 
-	for (i = 0; i < n; i++) {
-		if ((d->key >> i) & 1) {
-			d->idx[ne++] = i;
-			if (i < k)
-				edi[ed++] = i;
-		} else if (ns < k) {
-			d->surv[ns++] = i;
-		}
-	}
-	d->nerased = ne;
 	/* survivors k - ed .. k - 1 are the parity chunks Sp */
 	for (t = 0; t < ed; t++)
 		for (j = 0; j < ed; j++)
 			b[t * ed + j] = p[(d->surv[k - ed + t] - k) * k + edi[j]];
 	if (ed && rkm_gf_invert(b, binv, ed))
 		return -RKM_EINVAL;	/* impossible for an MDS code */
-
-	/* rows of the erased data chunks first (they feed the parity rows) */
 	for (i = 0; i < ed; i++) {
 		rkm_u8 *row = rows + i * k;
 
@@ -216,50 +208,126 @@ static int rkm_dent_build(struct rkm_code *c, struct rkm_dent *d)
 		for (t = 0; t < ed; t++)
 			row[k - ed + t] = binv[i * ed + t];
 	}
-	for (i = ed; i < ne; i++) {
-		const rkm_u8 *pq = p + (d->idx[i] - k) * k;
-		rkm_u8 *row = rows + i * k;
-
-		for (j = 0; j < k; j++) {
-			rkm_u8 v = j < k - ed ? pq[d->surv[j]] : 0;
-
-			for (t = 0; t < ed; t++)
-				v ^= rkm_gf_mul(pq[edi[t]], rows[t * k + j]);
-			row[j] = v;
-		}
-	}
-	rkm_mat_prepare(d->mt, ne, k, rows);
-
-	/*
-	 * Syndrome form, when the parity rebuilding the data is Q, or P and
-	 * Q: S = parity[Sp] + P[Sp][Sd] D[Sd] takes only XOR and doublings
-	 * (Horner), then D[Ed] = B^-1 S is ed * ed table terms per byte,
-	 * against ed * k for the plain rows.  P alone is a plain XOR row
-	 * already.
-	 */
-	d->pq = c->syn_q && d->surv[k - 1] == k + 1 &&
-		(ed == 1 || (ed == 2 && d->surv[k - 2] == k));
-	d->syn_ok = d->pq && ed < k;
-	if (d->pq) {
-		rkm_mat_prepare(d->solve, ed, ed, binv);
-		for (i = ed; i < ne; i++)
-			memcpy(rows + (i - ed) * k, p + (d->idx[i] - k) * k, k);
-		if (ne > ed)
-			rkm_mat_prepare(d->pmt, ne - ed, k, rows);
-	}
-	if (d->syn_ok) {
-		/* the rows of Sp over Sd (b is free again), solved by B^-1 */
-		for (t = 0; t < ed; t++)
-			for (j = 0; j < k - ed; j++)
-				b[t * (k - ed) + j] =
-					p[(d->surv[k - ed + t] - k) * k + d->surv[j]];
-		rkm_mat_prepare_post(d->syn, ed, k - ed, b, ed, binv);
-	}
 	return 0;
 }
 
-/* A referenced, ready cache entry for @erased; rkm_dent_put() it. */
-static struct rkm_dent *rkm_dent_get(struct rkm_code *c, rkm_u64 erased)
+/*
+ * The row of erased parity chunk q over the survivors, from the erased
+ * data rows: P[q][Sd] D[Sd] + P[q][Ed] D[Ed].
+ */
+static void rkm_dent_parity_row(struct rkm_code *c, struct rkm_dent *d,
+				int q, const rkm_u8 *edi, int ed,
+				const rkm_u8 *drows, rkm_u8 *row)
+{
+	const rkm_u8 *pq = c->enc->coef + (q - c->k) * c->k;
+	int k = c->k, j, t;
+
+	for (j = 0; j < k; j++) {
+		rkm_u8 v = j < k - ed ? pq[d->surv[j]] : 0;
+
+		for (t = 0; t < ed; t++)
+			v ^= rkm_gf_mul(pq[edi[t]], drows[t * k + j]);
+		row[j] = v;
+	}
+}
+
+/*
+ * Syndrome forms, when the parity rebuilding the data is Q, or P and Q:
+ * S = parity[Sp] + P[Sp][Sd] D[Sd] takes only XOR and doublings
+ * (Horner), then D[Ed] = B^-1 S is ed * ed table terms per byte, against
+ * ed * k for the plain rows.  P alone is a plain XOR row already.  The
+ * three-pass form solves in the erased data buffers, so it needs all of
+ * them wanted; the one pass computes the wanted data's rows of B^-1 only
+ * (wd of them), and wanted parity only when all the data is wanted (it
+ * is re-encoded from the complete data).
+ */
+static void rkm_dent_build_pq(struct rkm_code *c, struct rkm_dent *d,
+			      int ed, int wd, const rkm_u8 *edi,
+			      const rkm_u8 *binv)
+{
+	int k = c->k, i, j, t, x = 0, pq;
+	const rkm_u8 *p = c->enc->coef;
+	rkm_u8 *b = d->scratch, *rows = d->scratch + 2 * k * k;
+	rkm_u8 post[RKM_POST_ROWS * RKM_POST_ROWS];
+
+	pq = c->syn_q && d->surv[k - 1] == k + 1 &&
+	     (ed == 1 || (ed == 2 && d->surv[k - 2] == k));
+	d->pq = pq && wd == ed;
+	d->syn_ok = pq && ed < k && wd && (wd == ed || d->nwant == wd);
+	d->npar = d->nwant - wd;
+	if (d->pq)
+		rkm_mat_prepare(d->solve, ed, ed, binv);
+	if ((d->pq || d->syn_ok) && d->npar) {
+		for (i = 0; i < d->npar; i++)
+			memcpy(rows + i * k, p + (d->idx[wd + i] - k) * k, k);
+		rkm_mat_prepare(d->pmt, d->npar, k, rows);
+	}
+	if (!d->syn_ok)
+		return;
+	/* the rows of Sp over Sd (b is free again), solved by B^-1 */
+	for (t = 0; t < ed; t++)
+		for (j = 0; j < k - ed; j++)
+			b[t * (k - ed) + j] =
+				p[(d->surv[k - ed + t] - k) * k + d->surv[j]];
+	for (i = 0; i < ed; i++)
+		if ((d->want >> edi[i]) & 1)
+			memcpy(post + ed * x++, binv + i * ed, ed);
+	rkm_mat_prepare_post(d->syn, ed, k - ed, b, wd, post);
+}
+
+/*
+ * Fill @d (key and want set) with the survivors and the decode matrix of
+ * its wanted chunks: the rows of every erased data chunk first (they
+ * feed the parity rows), then those of the erased parity, then only the
+ * wanted rows kept.
+ */
+static int rkm_dent_build(struct rkm_code *c, struct rkm_dent *d)
+{
+	int k = c->k, n = c->k + c->m, i, ns = 0, ne = 0, ed = 0;
+	int nw = 0, wd = 0;
+	rkm_u8 *binv = d->scratch + k * k, *rows = binv + k * k;
+	rkm_u8 edi[RKM_MAX_M], eidx[RKM_MAX_M];
+
+	for (i = 0; i < n; i++) {
+		if (!((d->key >> i) & 1)) {
+			if (ns < k)
+				d->surv[ns++] = i;
+			continue;
+		}
+		eidx[ne++] = i;
+		if (i < k)
+			edi[ed++] = i;
+		if ((d->want >> i) & 1) {
+			d->idx[nw++] = i;
+			wd += i < k;
+		}
+	}
+	d->nerased = ne;
+	d->nwant = nw;
+	if (rkm_dent_data_rows(c, d, edi, ed, binv, rows))
+		return -RKM_EINVAL;
+	for (i = ed; i < ne; i++)
+		rkm_dent_parity_row(c, d, eidx[i], edi, ed, rows, rows + i * k);
+	for (i = 0, nw = 0; i < ne; i++)
+		if ((d->want >> eidx[i]) & 1)
+			memmove(rows + nw++ * k, rows + i * k, k);
+	rkm_mat_prepare(d->mt, nw, k, rows);
+	rkm_dent_build_pq(c, d, ed, wd, edi, binv);
+	return 0;
+}
+
+static int rkm_dent_is(const struct rkm_dent *d, rkm_u64 erased,
+		       rkm_u64 want)
+{
+	return d->key == erased && d->want == want && d->ready;
+}
+
+/*
+ * A referenced, ready cache entry for (@erased, @want), the key of the
+ * cache; rkm_dent_put() it.
+ */
+static struct rkm_dent *rkm_dent_get(struct rkm_code *c, rkm_u64 erased,
+				     rkm_u64 want)
 {
 	struct rkm_dent *d, *victim = NULL;
 	rkm_lock_flags_t flags = 0;
@@ -268,7 +336,7 @@ static struct rkm_dent *rkm_dent_get(struct rkm_code *c, rkm_u64 erased)
 
 	rkm_lock(&c->lock, flags);
 	d = c->last;
-	if (d && d->key == erased && d->ready) {
+	if (d && rkm_dent_is(d, erased, want)) {
 		d->refs++;
 		d->stamp = ++c->clock;
 		rkm_unlock(&c->lock, flags);
@@ -276,7 +344,7 @@ static struct rkm_dent *rkm_dent_get(struct rkm_code *c, rkm_u64 erased)
 	}
 	for (i = 0; i < c->nslots; i++) {
 		d = &c->slots[i];
-		if (d->key == erased && d->ready) {
+		if (rkm_dent_is(d, erased, want)) {
 			d->refs++;
 			d->stamp = ++c->clock;
 			c->last = d;
@@ -288,6 +356,7 @@ static struct rkm_dent *rkm_dent_get(struct rkm_code *c, rkm_u64 erased)
 	}
 	if (victim) {
 		victim->key = erased;
+		victim->want = want;
 		victim->ready = 0;
 		victim->refs = 1;
 		victim->stamp = ++c->clock;
@@ -317,6 +386,7 @@ static struct rkm_dent *rkm_dent_get(struct rkm_code *c, rkm_u64 erased)
 	rkm_dent_init(d, mem + ((sizeof(*d) + 63) & ~(rkm_size_t)63), c->k,
 		      c->m);
 	d->key = erased;
+	d->want = want;
 	d->temp = 1;
 	if (rkm_dent_build(c, d)) {
 		rkm_free(d);
@@ -344,6 +414,12 @@ static int rkm_erased_ok(const struct rkm_code *c, rkm_u64 erased)
 	int e = rkm_popcount(erased);
 
 	return e >= 1 && e <= c->m && (n == 64 || !(erased >> n));
+}
+
+static int rkm_want_ok(const struct rkm_code *c, rkm_u64 erased,
+		       rkm_u64 want)
+{
+	return rkm_erased_ok(c, erased) && want && !(want & ~erased);
 }
 
 int rkm_encode(struct rkm_code *c, rkm_size_t len,
@@ -374,15 +450,15 @@ static void rkm_decode_pq(struct rkm_code *c, struct rkm_dent *d,
 			    in, out, 1);
 	rkm_run_mul(d->solve, NULL, ed, len, (const rkm_u8 *const *)out,
 		    out, 0);
-	if (d->nerased > ed)
+	if (d->npar)
 		rkm_run_mul(d->pmt, NULL, k, len,
 			    (const rkm_u8 *const *)chunks, out + ed, 0);
 }
 
 /*
- * Decode in one syndrome pass: the erased data straight from the
- * syndromes of Sp (solved in registers), then erased parity re-encoded
- * from the complete data.
+ * Decode in one syndrome pass: the wanted erased data straight from the
+ * syndromes of Sp (solved in registers), then wanted erased parity
+ * re-encoded from the complete data (all of it wanted then).
  */
 static void rkm_decode_fused(struct rkm_code *c, struct rkm_dent *d,
 			     rkm_size_t len, const rkm_u8 *const *in,
@@ -391,55 +467,88 @@ static void rkm_decode_fused(struct rkm_code *c, struct rkm_dent *d,
 	int ed = d->syn->nout;
 
 	rkm_run_mul(d->syn, NULL, c->k - ed, len, in, out, 0);
-	if (d->nerased > ed)
+	if (d->npar)
 		rkm_run_mul(d->pmt, NULL, c->k, len,
-			    (const rkm_u8 *const *)chunks, out + ed, 0);
+			    (const rkm_u8 *const *)chunks,
+			    out + d->syn->npost, 0);
+}
+
+/*
+ * The form for @d: the chosen one where it applies; where the three
+ * passes were chosen but part of the erased data is unwanted, the one
+ * pass (it computes only the wanted outputs); else the plain rows.
+ */
+static int rkm_dent_form(const struct rkm_dent *d)
+{
+	int form = rkm_decode_form();
+
+	if (form == RKM_FORM_SYNDROME && d->pq)
+		return RKM_FORM_SYNDROME;
+	if (form != RKM_FORM_ROWS && d->syn_ok &&
+	    (form == RKM_FORM_FUSED || !d->pq))
+		return RKM_FORM_FUSED;
+	return RKM_FORM_ROWS;
+}
+
+int rkm_decode_want(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
+		    rkm_u64 want, rkm_u8 *const *chunks)
+{
+	const rkm_u8 *in[RKM_MAX_K];
+	rkm_u8 *out[RKM_MAX_M];
+	struct rkm_dent *d;
+	int i;
+
+	if (!c || !rkm_len_ok(len) || !rkm_want_ok(c, erased, want))
+		return -RKM_EINVAL;
+	d = rkm_dent_get(c, erased, want);
+	if (!d)
+		return -RKM_ENOMEM;
+	for (i = 0; i < c->k; i++)
+		in[i] = chunks[d->surv[i]];
+	for (i = 0; i < d->nwant; i++)
+		out[i] = chunks[d->idx[i]];
+	switch (rkm_dent_form(d)) {
+	case RKM_FORM_FUSED:
+		rkm_decode_fused(c, d, len, in, out, chunks);
+		break;
+	case RKM_FORM_SYNDROME:
+		rkm_decode_pq(c, d, len, in, out, chunks);
+		break;
+	default:
+		rkm_run_mul(d->mt, NULL, c->k, len, in, out, 0);
+	}
+	rkm_dent_put(c, d);
+	return 0;
 }
 
 int rkm_decode(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
 	       rkm_u8 *const *chunks)
 {
-	const rkm_u8 *in[RKM_MAX_K];
-	rkm_u8 *out[RKM_MAX_M];
-	struct rkm_dent *d;
-	int i, form;
+	return rkm_decode_want(c, len, erased, erased, chunks);
+}
 
-	if (!c || !rkm_len_ok(len) || !rkm_erased_ok(c, erased))
+int rkm_decode_matrix_want(struct rkm_code *c, rkm_u64 erased,
+			   rkm_u64 want, rkm_u8 *survivors, rkm_u8 *rows)
+{
+	struct rkm_dent *d;
+	int nw;
+
+	if (!c || !rkm_want_ok(c, erased, want))
 		return -RKM_EINVAL;
-	d = rkm_dent_get(c, erased);
+	d = rkm_dent_get(c, erased, want);
 	if (!d)
 		return -RKM_ENOMEM;
-	for (i = 0; i < c->k; i++)
-		in[i] = chunks[d->surv[i]];
-	for (i = 0; i < d->nerased; i++)
-		out[i] = chunks[d->idx[i]];
-	form = rkm_decode_form();
-	if (d->syn_ok && form == RKM_FORM_FUSED)
-		rkm_decode_fused(c, d, len, in, out, chunks);
-	else if (d->pq && form == RKM_FORM_SYNDROME)
-		rkm_decode_pq(c, d, len, in, out, chunks);
-	else
-		rkm_run_mul(d->mt, NULL, c->k, len, in, out, 0);
+	nw = d->nwant;
+	memcpy(survivors, d->surv, c->k);
+	memcpy(rows, d->mt->coef, nw * c->k);
 	rkm_dent_put(c, d);
-	return 0;
+	return nw;
 }
 
 int rkm_decode_matrix(struct rkm_code *c, rkm_u64 erased,
 		      rkm_u8 *survivors, rkm_u8 *rows)
 {
-	struct rkm_dent *d;
-	int ne;
-
-	if (!c || !rkm_erased_ok(c, erased))
-		return -RKM_EINVAL;
-	d = rkm_dent_get(c, erased);
-	if (!d)
-		return -RKM_ENOMEM;
-	ne = d->nerased;
-	memcpy(survivors, d->surv, c->k);
-	memcpy(rows, d->mt->coef, ne * c->k);
-	rkm_dent_put(c, d);
-	return ne;
+	return rkm_decode_matrix_want(c, erased, erased, survivors, rows);
 }
 
 int rkm_delta(struct rkm_code *c, rkm_size_t len, rkm_u64 changed,

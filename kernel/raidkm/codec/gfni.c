@@ -68,7 +68,7 @@ static inline __m512i rkm_v_term(__m512i t, __m512i d)
  */
 #define RKM_PAIR
 #define RKM_MUL4
-#define RKM_HAVE_ACC2
+#define RKM_OWN_ACC2
 static inline __m512i rkm_v_acc2(__m512i a, __m512i t0, __m512i c0,
 				 __m512i t1, __m512i c1)
 {
@@ -98,7 +98,7 @@ static inline __m512i rkm_v_mul4(__m512i v)
 #undef RKM_STRIPS
 #undef RKM_PAIR
 #undef RKM_MUL4
-#undef RKM_HAVE_ACC2
+#undef RKM_OWN_ACC2
 #define rkm_v_ld	rkm_v256_ld
 #define rkm_v_xor3	rkm_v256_xor3
 #define rkm_v_acc	rkm_v256_acc

@@ -74,6 +74,18 @@ int rkm_decode(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
 	       rkm_u8 *const *chunks);
 
 /*
+ * decode what is wanted: as rkm_decode, but only the chunks set in @want
+ * (a non-empty subset of @erased) are written.  The other erased chunks'
+ * entries in @chunks may be NULL and are never touched; the survivors
+ * (chunks not in @erased, of which the first k are read) are the same as
+ * for rkm_decode.  A caller choosing which k chunks are read marks the
+ * others erased too.  Decode matrices are cached per (erased, want).
+ * Returns 0 or -RKM_EINVAL (bad length, erasure set or want).
+ */
+int rkm_decode_want(struct rkm_code *c, rkm_size_t len, rkm_u64 erased,
+		    rkm_u64 want, rkm_u8 *const *chunks);
+
+/*
  * delta update (read-modify-write): for each data chunk i whose bit is set
  * in @changed, parity += coef(i) * (old[i] ^ new[i]).  old/new are indexed
  * by data chunk number; entries for unchanged chunks are ignored.
@@ -109,6 +121,13 @@ int rkm_locate(struct rkm_code *c, rkm_size_t len,
  */
 int rkm_decode_matrix(struct rkm_code *c, rkm_u64 erased,
 		      rkm_u8 *survivors, rkm_u8 *rows);
+/*
+ * The same for the chunks in @want only (a non-empty subset of @erased):
+ * rows[w * k + j] for the w-th wanted chunk (ascending chunk index).
+ * Returns the number of wanted chunks, or -RKM_EINVAL.
+ */
+int rkm_decode_matrix_want(struct rkm_code *c, rkm_u64 erased,
+			   rkm_u64 want, rkm_u8 *survivors, rkm_u8 *rows);
 
 /*
  * Implementation in use: "scalar", "ssse3", "avx2", "avx512", "gfni-avx2"

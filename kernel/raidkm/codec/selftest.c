@@ -2,7 +2,8 @@
 /*
  * Self-test of the implementation in use, in every form the measurements
  * at init may pick (each decode form, P+Q's 2^j row by table and by
- * Horner's rule): encode, delta and decodes of a few geometries, lengths
+ * Horner's rule): encode, delta and decodes (of all the erased chunks and
+ * of the first one alone, rkm_decode_want) of a few geometries, lengths
  * and buffer offsets, against byte-by-byte products from the field's
  * multiplication table (no prepared matrix, no kernel).  It runs where
  * the code runs: in raidkm.ko at load time, compiled with the kernel's
@@ -112,6 +113,33 @@ static void rkm_st_patterns(struct rkm_st *t)
 	}
 }
 
+/*
+ * The decode of pattern @p's lowest chunk alone (two chunks or more):
+ * wrong results, the other erased chunks' poison included.
+ */
+static int rkm_st_want_one(struct rkm_st *t, int p)
+{
+	rkm_u64 e = t->pat[p], w = e & -e;
+	int i, bad = 0;
+
+	if (e == w)
+		return 0;
+	for (i = 0; i < t->n; i++)
+		if ((e >> i) & 1)
+			memset(t->ch[i], 0xa5, t->len);
+	if (rkm_decode_want(t->c, t->len, e, w, t->ch))
+		return 1;
+	for (i = 0; i < t->n; i++) {
+		if (!(((e & ~w) >> i) & 1))
+			continue;
+		if (t->ch[i][0] != 0xa5 || t->ch[i][t->len - 1] != 0xa5 ||
+		    memcmp(t->ch[i], t->ch[i] + 1, t->len - 1))
+			bad++;
+		memcpy(t->ch[i], t->b[i], t->len);
+	}
+	return bad + rkm_st_compare(t, t->b, 0, t->n);
+}
+
 /* encode, delta and the decodes in the forms in use: wrong results */
 static int rkm_st_run(struct rkm_st *t)
 {
@@ -136,6 +164,7 @@ static int rkm_st_run(struct rkm_st *t)
 		if (rkm_decode(t->c, t->len, t->pat[p], t->ch))
 			return 1;
 		bad += rkm_st_compare(t, t->b, 0, t->n);
+		bad += rkm_st_want_one(t, p);
 	}
 	return bad;
 }

@@ -15,13 +15,13 @@
  *   rkm_v_tblp(p)        RKM_T at p, in RKM_GTAB(mt)
  *   rkm_v_term(t, c)     the product coefficient * input
  *   rkm_v_xor3(a, b, c)  a ^ b ^ c
- *   RKM_HAVE_ACC         optional: the ISA's own rkm_v_acc(a, t, c), a ^
+ *   RKM_OWN_ACC          optional: the ISA's own rkm_v_acc(a, t, c), a ^
  *                        rkm_v_term(t, c) (default: an XOR of the two)
  *   RKM_PAIR             optional: plain passes and syndrome decodes
  *                        take the inputs two at a time, joining P's and
  *                        each row's XORs in rkm_v_xor3 (worth it where
  *                        that is one instruction)
- *   RKM_HAVE_ACC2        optional, with RKM_PAIR: the ISA's own
+ *   RKM_OWN_ACC2         optional, with RKM_PAIR: the ISA's own
  *                        rkm_v_acc2(a, t0, c0, t1, c1), a ^ t0 * c0 ^ t1 *
  *                        c1 (default: two rkm_v_acc)
  *   RKM_MUL4, rkm_v_mul4 optional, with RKM_PAIR: multiply by 4, so that
@@ -95,7 +95,7 @@ static __always_inline RKM_V RKM_FN(rkm_mul2q)(RKM_V v, const int nq)
 
 #define RKM_MUL2Q(v, nq)	RKM_FN(rkm_mul2q)(v, nq)
 
-#ifndef RKM_HAVE_ACC
+#ifndef RKM_OWN_ACC
 static inline RKM_V rkm_v_acc(RKM_V a, RKM_T t, RKM_CTX c)
 {
 	return rkm_v_xor(a, rkm_v_term(t, c));
@@ -149,7 +149,7 @@ RKM_FN(rkm_simd_step)(const rkm_u8 *s, const rkm_u8 *t, RKM_V *p, RKM_V *q,
 	}
 }
 
-#ifndef RKM_HAVE_ACC2
+#ifndef RKM_OWN_ACC2
 /* a ^ t0 * c0 ^ t1 * c1 (an ISA with one-instruction terms defines its own) */
 static inline RKM_V rkm_v_acc2(RKM_V a, RKM_T t0, RKM_CTX c0, RKM_T t1,
 			       RKM_CTX c1)
@@ -445,28 +445,33 @@ RKM_FN(rkm_simd_post)(const struct rkm_mat *mt, int nin, rkm_size_t off,
 
 /* np, npo and nu as compile-time constants; then 64-byte strips */
 static __always_inline void
-RKM_FN(rkm_simd_post_nu)(const struct rkm_mat *mt, int nin, rkm_size_t off,
+RKM_FN(rkm_simd_post_np)(const struct rkm_mat *mt, int nin, rkm_size_t off,
 			 rkm_size_t len, const rkm_u8 *const *in,
-			 rkm_u8 *const *out, const int nu)
+			 rkm_u8 *const *out, const int np, const int npo,
+			 const int nu)
 {
 	rkm_size_t big = len / (nu * RKM_VW) * (nu * RKM_VW);
 	rkm_size_t tail = len - big;
 
-	if (mt->rp >= 0) {
-		if (big)
-			RKM_FN(rkm_simd_post)(mt, nin, off, big, in, out, 1, 2,
-					      nu);
-		if (tail)
-			RKM_FN(rkm_simd_post)(mt, nin, off + big, tail, in, out,
-					      1, 2, 64 / RKM_VW);
-	} else {
-		if (big)
-			RKM_FN(rkm_simd_post)(mt, nin, off, big, in, out, 0, 1,
-					      nu);
-		if (tail)
-			RKM_FN(rkm_simd_post)(mt, nin, off + big, tail, in, out,
-					      0, 1, 64 / RKM_VW);
-	}
+	if (big)
+		RKM_FN(rkm_simd_post)(mt, nin, off, big, in, out, np, npo, nu);
+	if (tail)
+		RKM_FN(rkm_simd_post)(mt, nin, off + big, tail, in, out, np,
+				      npo, 64 / RKM_VW);
+}
+
+/* two syndromes (P's by XOR) or Q's alone; two outputs or one wanted */
+static __always_inline void
+RKM_FN(rkm_simd_post_nu)(const struct rkm_mat *mt, int nin, rkm_size_t off,
+			 rkm_size_t len, const rkm_u8 *const *in,
+			 rkm_u8 *const *out, const int nu)
+{
+	if (mt->rp < 0)
+		RKM_FN(rkm_simd_post_np)(mt, nin, off, len, in, out, 0, 1, nu);
+	else if (mt->npost == 2)
+		RKM_FN(rkm_simd_post_np)(mt, nin, off, len, in, out, 1, 2, nu);
+	else
+		RKM_FN(rkm_simd_post_np)(mt, nin, off, len, in, out, 1, 1, nu);
 }
 
 static void RKM_FN(rkm_simd_post_mul)(const struct rkm_mat *mt, int nin,

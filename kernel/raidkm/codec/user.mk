@@ -72,5 +72,18 @@ $(RKM_CODEC_KTEST): $(TOP)/tests/unit/codec_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
 
+# wanted-subset decodes, against both libraries
+RKM_CODEC_WTEST  := $(BUILD)/tests/codec_want_test
+RKM_CODEC_WKTEST := $(BUILD)/tests/codec_want_test_kflags
+UNIT_TESTS += $(RKM_CODEC_WTEST) $(RKM_CODEC_WKTEST)
+
+$(RKM_CODEC_WTEST): $(TOP)/tests/unit/codec_want_test.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+
+$(RKM_CODEC_WKTEST): $(TOP)/tests/unit/codec_want_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
+
 .PHONY: codec-lib
 codec-lib: $(RKM_CODEC_LIB)

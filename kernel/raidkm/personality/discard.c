@@ -15,12 +15,9 @@
  * discard" and a discard bio that still arrives ends EOPNOTSUPP.
  *
  * One discard runs at a time per array.  It takes the member rows it
- * covers away from the stripe cache: new stripes for those rows wait
- * (km_get_stripe), stripes in use there drain, idle ones are forgotten
- * (their pages would no longer match the members).  The drain counts the
- * stripes there that hold references (->busy, kept where a stripe gets
- * its first reference and drops its last), so a stripe release costs a
- * range check, not a walk of the stripe hash.  The md thread then
+ * covers away from the stripe cache with a row claim (claim.c, shared
+ * with sync windows): new stripes for those rows wait, stripes in use
+ * there drain, idle ones are forgotten.  The md thread then
  * submits one discard per member after the bitmap's unplug, like any
  * write; when the last one ends the rows are released.  A member whose
  * discard fails is failed: its rows may still hold old data.
@@ -115,69 +112,6 @@ unsigned int km_discard_granularity(struct km_conf *conf)
 				  conf->geom.k);
 }
 
-/* Whether member row @sector is being discarded (conf->lock held). */
-bool km_discard_row(struct km_conf *conf, sector_t sector)
-{
-	return conf->discard.bio && sector >= conf->discard.lo &&
-		sector < conf->discard.hi;
-}
-
-/* km_get_stripe(): wait while row @sector is being discarded (lock held). */
-void km_discard_wait_row(struct km_conf *conf, sector_t sector)
-{
-	if (unlikely(km_discard_row(conf, sector)))
-		wait_event_lock_irq(conf->wait_for_stripe,
-				    !km_discard_row(conf, sector),
-				    conf->lock);
-}
-
-/*
- * Claim the discard's rows from the stripe cache (conf->lock held, the
- * discard set): count the stripes there in use into ->busy; the idle
- * ones are taken out of the hash, so that nothing is served from what
- * they cache.  The one walk of the hash per discard: from here on
- * km_discard_stripe_active() and km_discard_stripe_idle() keep ->busy.
- */
-static void km_discard_claim(struct km_conf *conf)
-{
-	struct km_discard *d = &conf->discard;
-	struct hlist_node *tmp;
-	struct km_stripe *sh;
-	int i;
-
-	d->busy = 0;
-	for (i = 0; i < (1 << KM_STRIPE_HASH_BITS); i++) {
-		hlist_for_each_entry_safe(sh, tmp, &conf->hash[i], hash) {
-			if (!km_discard_row(conf, sh->sector))
-				continue;
-			if (atomic_read(&sh->count))
-				d->busy++;
-			else
-				hlist_del_init(&sh->hash);
-		}
-	}
-}
-
-/* km_grab(): @sh got its first reference (conf->lock held). */
-void km_discard_stripe_active(struct km_conf *conf, struct km_stripe *sh)
-{
-	if (unlikely(km_discard_row(conf, sh->sector)))
-		conf->discard.busy++;
-}
-
-/*
- * km_put_stripe(): @sh lost its last reference and goes idle (conf->lock
- * held).  In the rows being discarded it is forgotten, and the discard
- * waits for one stripe fewer (km_put_stripe() wakes it).
- */
-void km_discard_stripe_idle(struct km_conf *conf, struct km_stripe *sh)
-{
-	if (likely(!km_discard_row(conf, sh->sector)))
-		return;
-	hlist_del_init(&sh->hash);
-	conf->discard.busy--;
-}
-
 /* The last member discard ended: release the rows, end the bio. */
 static void km_discard_done(struct km_conf *conf)
 {
@@ -188,11 +122,13 @@ static void km_discard_done(struct km_conf *conf)
 	bool failed = d->failed;
 	unsigned long flags;
 
-	rkm_bitmap_endwrite(mddev, d->lo, d->hi - d->lo, !failed);
+	rkm_bitmap_endwrite(mddev, d->claim.lo, d->claim.hi - d->claim.lo,
+			    !failed);
 	if (d->refused)
 		bio->bi_status = BLK_STS_NOTSUPP;
 	else if (mddev->degraded > conf->geom.m)
 		bio->bi_status = BLK_STS_IOERR;
+	km_claim_release(conf, &d->claim);
 	spin_lock_irqsave(&conf->lock, flags);
 	d->bio = NULL;
 	d->piece = NULL;
@@ -248,8 +184,8 @@ static void km_discard_member(struct km_conf *conf, struct md_rdev *rdev)
 	ctx = container_of(bio, struct km_read_ctx, bio);
 	ctx->conf = conf;
 	ctx->rdev = rdev;
-	bio->bi_iter.bi_sector = d->lo + km_data_offset(conf, rdev);
-	bio->bi_iter.bi_size = (d->hi - d->lo) << 9;
+	bio->bi_iter.bi_sector = d->claim.lo + km_data_offset(conf, rdev);
+	bio->bi_iter.bi_size = (d->claim.hi - d->claim.lo) << 9;
 	bio->bi_end_io = km_discard_endio;
 	atomic_inc(&d->pending);
 	bio_list_add(&conf->deferred_writes, bio);
@@ -348,18 +284,16 @@ void km_discard(struct km_conf *conf, struct bio *bio)
 	wait_event_lock_irq(conf->wait_for_stripe, !d->bio, conf->lock);
 	d->bio = bio;
 	d->piece = p;
-	d->lo = first << g->chunk_shift;
-	d->hi = last << g->chunk_shift;
 	d->failed = false;
 	d->refused = false;
 	atomic_set(&d->pending, 1);
 	/* new stripes there wait from here on; those in use drain */
-	km_discard_claim(conf);
-	wait_event_lock_irq(conf->wait_for_stripe, !d->busy, conf->lock);
+	km_claim_rows(conf, &d->claim, first << g->chunk_shift,
+		      last << g->chunk_shift);
 	spin_unlock_irq(&conf->lock);
 
 	md_write_inc(mddev, bio);
-	rkm_bitmap_startwrite(mddev, d->lo, d->hi - d->lo);
+	rkm_bitmap_startwrite(mddev, d->claim.lo, d->claim.hi - d->claim.lo);
 
 	spin_lock_irq(&conf->lock);
 	d->queued = true;

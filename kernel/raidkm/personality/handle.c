@@ -24,11 +24,6 @@ static km_mask_t km_bit(int i)
 	return (km_mask_t)1 << i;
 }
 
-static void *km_page_addr(struct page *page)
-{
-	return page_address(page);
-}
-
 /* Sectors of a member page covered by a piece list, as a bit mask. */
 km_mask_t km_piece_cover(struct km_piece *p)
 {
@@ -50,7 +45,7 @@ static void km_copy_piece(struct km_dev *dev, struct km_piece *p,
 	struct bio *bio = p->bio;
 	struct bvec_iter iter = bio->bi_iter;
 	unsigned int done = 0;
-	char *page = km_page_addr(dev->page) + p->off;
+	char *page = page_address(dev->page) + p->off;
 
 	bio_advance_iter(bio, &iter, (p->sector - bio->bi_iter.bi_sector) << 9);
 	while (done < p->len) {
@@ -262,20 +257,10 @@ static void km_end_write(struct bio *bio)
  */
 static struct md_rdev *km_get_rdev(struct km_stripe *sh, int i, bool write)
 {
-	struct km_conf *conf = sh->conf;
-	struct md_rdev *rdev;
-
-	if (!write)
-		return km_read_rdev(conf, sh->dev[i].member, sh->sector,
-				    KM_ROW_SECTORS);
-	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[sh->dev[i].member].rdev);
-	if (rdev && test_bit(Faulty, &rdev->flags))
-		rdev = NULL;
-	if (rdev)
-		atomic_inc(&rdev->nr_pending);
-	rcu_read_unlock();
-	return rdev;
+	if (write)
+		return km_write_rdev(sh->conf, sh->dev[i].member);
+	return km_read_rdev(sh->conf, sh->dev[i].member, sh->sector,
+			    KM_ROW_SECTORS);
 }
 
 /* Submit chunk @i's page to @rdev; @repl: the write to a replacement. */
@@ -341,6 +326,8 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 
 	if (test_bit(KM_SH_FUA, &sh->state))
 		opf |= REQ_FUA;
+	if (!test_and_set_bit(KM_SH_WRITE_GEN, &sh->state))
+		km_gen_write_begin(sh->conf, sh->cstripe);
 	km_op_begin(sh, KM_PH_WRITE);
 	for (i = 0; i < sh->conf->geom.n; i++) {
 		struct km_dev *dev = &sh->dev[i];
@@ -413,9 +400,9 @@ void km_submit_job(struct km_stripe *sh, enum rkm_job_op op, km_mask_t mask,
 	job->len = PAGE_SIZE;
 	job->mask = mask;
 	for (i = 0; i < conf->geom.n; i++) {
-		job->chunk[i] = km_page_addr(sh->dev[i].page);
+		job->chunk[i] = page_address(sh->dev[i].page);
 		if (i < conf->geom.k)
-			job->old[i] = km_page_addr(sh->dev[i].orig);
+			job->old[i] = page_address(sh->dev[i].orig);
 	}
 	job->scratch = sh->scratch;
 	if (conf->job_stats_registered)
@@ -458,9 +445,9 @@ static void km_fail_stripe(struct km_stripe *sh)
 		km_end_pieces(sh, wn[i], true, false, false);
 		sh->dev[i].flags = 0;
 	}
-	if (sh->round == KM_RD_SYNC || test_bit(KM_SH_SYNC, &sh->state))
+	if (sh->round == &km_round_sync || test_bit(KM_SH_SYNC, &sh->state))
 		km_sync_finish(sh, false);
-	sh->round = KM_RD_NONE;
+	sh->round = NULL;
 	sh->phase = KM_PH_IDLE;
 }
 
@@ -496,22 +483,13 @@ static void km_serve_reads(struct km_stripe *sh, km_mask_t failed)
 		atomic64_inc(&conf->stats.reconstruct_reads);
 }
 
-/* Choose the next round for an idle stripe. */
-static void km_start_round(struct km_stripe *sh)
+/* Drain the bios waiting to be written into a write round; any? */
+static bool km_drain_writes(struct km_stripe *sh)
 {
 	struct km_conf *conf = sh->conf;
 	bool fua = false;
 	int i;
 
-	if (km_flag_mask(sh, KM_DEV_READ_ERR)) {
-		sh->round = KM_RD_REWRITE;
-		return;
-	}
-	if (test_bit(KM_SH_SYNC, &sh->state)) {
-		sh->round = KM_RD_SYNC;
-		km_sync_start_round(sh);
-		return;
-	}
 	sh->written = 0;
 	spin_lock_irq(&conf->lock);
 	for (i = 0; i < conf->geom.k; i++) {
@@ -532,8 +510,20 @@ static void km_start_round(struct km_stripe *sh)
 		set_bit(KM_SH_FUA, &sh->state);
 	else
 		clear_bit(KM_SH_FUA, &sh->state);
-	if (sh->written)
-		sh->round = KM_RD_WRITE;
+	return sh->written;
+}
+
+/* Choose the next round for an idle stripe, or none. */
+static void km_start_round(struct km_stripe *sh)
+{
+	if (km_flag_mask(sh, KM_DEV_READ_ERR)) {
+		sh->round = &km_round_rewrite;
+	} else if (test_bit(KM_SH_SYNC, &sh->state)) {
+		sh->round = &km_round_sync;
+		km_sync_start_round(sh);
+	} else if (km_drain_writes(sh)) {
+		sh->round = &km_round_write;
+	}
 }
 
 /* Apply the drained writes to the pages and start the parity job. */
@@ -549,7 +539,7 @@ static void km_compute_write(struct km_stripe *sh)
 		if (!(sh->written & km_bit(i)))
 			continue;
 		if (sh->write_kind == KM_WRITE_RMW)
-			memcpy(km_page_addr(dev->orig), km_page_addr(dev->page),
+			memcpy(page_address(dev->orig), page_address(dev->page),
 			       PAGE_SIZE);
 		for (p = dev->written; p; p = p->next)
 			km_copy_piece(dev, p, true);
@@ -620,65 +610,126 @@ static void km_finish_rewrite(struct km_stripe *sh)
 	}
 }
 
-/* Nothing in flight: start or continue the stripe's work. */
+/* The rewrite round: chunks that had read errors, once rebuilt. */
+static km_mask_t km_rewrite_need(struct km_stripe *sh, km_mask_t failed,
+				 km_mask_t uptodate)
+{
+	return km_flag_mask(sh, KM_DEV_READ_ERR);
+}
+
+static void km_rewrite_act(struct km_stripe *sh, km_mask_t writable)
+{
+	sh->fixed = km_flag_mask(sh, KM_DEV_READ_ERR) & writable;
+	km_submit_writes(sh, sh->fixed, false);
+}
+
+/* The sync round (sync.c): recovery needs the lost, the others all. */
+static km_mask_t km_sync_need(struct km_stripe *sh, km_mask_t failed,
+			      km_mask_t uptodate)
+{
+	if (sh->sync_mode == KM_SYNC_RECOVER)
+		return failed | km_replacing_mask(sh);
+	return km_mask_all(sh->conf->geom.n);
+}
+
+static void km_sync_act(struct km_stripe *sh, km_mask_t writable)
+{
+	km_sync_step(sh);
+}
+
+static void km_sync_written(struct km_stripe *sh)
+{
+	/* a row recorded bad is no reason to stop the sync */
+	km_sync_finish(sh, !(km_flag_mask(sh, KM_DEV_WRITE_ERR) &
+			     ~km_flag_mask(sh, KM_DEV_BAD_ROW)));
+}
+
+/* The write round: what the write plan must read (plan.c). */
+static km_mask_t km_write_need(struct km_stripe *sh, km_mask_t failed,
+			       km_mask_t uptodate)
+{
+	struct km_geom *g = &sh->conf->geom;
+	struct km_plan plan = { 0 };
+	km_mask_t full = 0;
+	int i;
+
+	for (i = 0; i < g->k; i++)
+		if ((sh->written & km_bit(i)) &&
+		    km_piece_cover(sh->dev[i].written) ==
+		    km_mask_all(KM_ROW_SECTORS))
+			full |= km_bit(i);
+	km_plan_write(g->k, g->m, sh->written, full, uptodate, failed, &plan);
+	sh->write_kind = plan.kind;
+	return plan.need;
+}
+
+static void km_write_act(struct km_stripe *sh, km_mask_t writable)
+{
+	km_compute_write(sh);
+}
+
+const struct km_round km_round_rewrite = {
+	.name = "rewrite",
+	.need = km_rewrite_need,
+	.act = km_rewrite_act,
+	.written = km_finish_rewrite,
+};
+
+const struct km_round km_round_sync = {
+	.name = "sync",
+	.need = km_sync_need,
+	.act = km_sync_act,
+	.written = km_sync_written,
+};
+
+const struct km_round km_round_write = {
+	.name = "write",
+	.need = km_write_need,
+	.act = km_write_act,
+	.written = km_finish_write_round,
+};
+
+/* Chunks that waiting cache reads need. */
+static km_mask_t km_read_need(struct km_stripe *sh)
+{
+	km_mask_t need = 0;
+	int i;
+
+	for (i = 0; i < sh->conf->geom.k; i++)
+		if (READ_ONCE(sh->dev[i].toread))
+			need |= km_bit(i);
+	return need;
+}
+
+/*
+ * Nothing in flight: start or continue the stripe's work.  Reads and
+ * decodes come first, for waiting reads and the round alike; then the
+ * waiting reads are served and the round acts.
+ */
 static void km_advance(struct km_stripe *sh)
 {
 	struct km_conf *conf = sh->conf;
-	int k = conf->geom.k, m = conf->geom.m, n = conf->geom.n, i;
+	int k = conf->geom.k, n = conf->geom.n;
 	km_mask_t failed, writable, uptodate;
 	struct km_plan plan = { 0 };
-	km_mask_t need = 0;
 
 	km_dev_masks(sh, &failed, &writable);
-	if (km_popcount(failed) > m) {
+	if (km_popcount(failed) > conf->geom.m) {
 		km_fail_stripe(sh);
 		return;
 	}
-	if (sh->round == KM_RD_NONE)
+	if (!sh->round)
 		km_start_round(sh);
 	sh->failed = failed;
 	uptodate = km_flag_mask(sh, KM_DEV_UPTODATE);
-
-	for (i = 0; i < k; i++)
-		if (READ_ONCE(sh->dev[i].toread))
-			need |= km_bit(i);
-	switch (sh->round) {
-	case KM_RD_REWRITE:
-		need |= km_flag_mask(sh, KM_DEV_READ_ERR);
-		break;
-	case KM_RD_SYNC:
-		/*
-		 * recovery writes only what is lost or being replaced; the
-		 * others check all
-		 */
-		if (sh->sync_mode == KM_SYNC_RECOVER)
-			need |= failed | km_replacing_mask(sh);
-		else
-			need |= km_mask_all(n);
-		break;
-	case KM_RD_WRITE: {
-		km_mask_t full = 0;
-
-		for (i = 0; i < k; i++)
-			if ((sh->written & km_bit(i)) &&
-			    km_piece_cover(sh->dev[i].written) ==
-			    km_mask_all(KM_ROW_SECTORS))
-				full |= km_bit(i);
-		km_plan_write(k, m, sh->written, full, uptodate, failed,
-			      &plan);
-		sh->write_kind = plan.kind;
-		need |= plan.need;
-		break;
-	}
-	default:
-		break;
-	}
-	if (!need && sh->round == KM_RD_NONE)
+	plan.need = km_read_need(sh);
+	if (sh->round)
+		plan.need |= sh->round->need(sh, failed, uptodate);
+	if (!plan.need && !sh->round)
 		return;
-	plan.need = need;
 	km_plan_fetch(k, n, failed, uptodate, &plan);
 	if (plan.read) {
-		km_submit_reads(sh, plan.read, sh->round == KM_RD_SYNC);
+		km_submit_reads(sh, plan.read, sh->round == &km_round_sync);
 		return;
 	}
 	if (plan.decode) {
@@ -686,21 +737,8 @@ static void km_advance(struct km_stripe *sh)
 		return;
 	}
 	km_serve_reads(sh, failed);
-
-	switch (sh->round) {
-	case KM_RD_REWRITE:
-		sh->fixed = km_flag_mask(sh, KM_DEV_READ_ERR) & writable;
-		km_submit_writes(sh, sh->fixed, false);
-		break;
-	case KM_RD_SYNC:
-		km_sync_step(sh);
-		break;
-	case KM_RD_WRITE:
-		km_compute_write(sh);
-		break;
-	default:
-		break;
-	}
+	if (sh->round)
+		sh->round->act(sh, writable);
 }
 
 void km_handle_stripe(struct km_stripe *sh)
@@ -748,16 +786,12 @@ void km_handle_stripe(struct km_stripe *sh)
 			return;
 		break;
 	case KM_PH_WRITE:
+		if (test_and_clear_bit(KM_SH_WRITE_GEN, &sh->state))
+			km_gen_write_end(conf, sh->cstripe);
 		km_bb_write_done(sh);
-		if (sh->round == KM_RD_WRITE)
-			km_finish_write_round(sh);
-		else if (sh->round == KM_RD_REWRITE)
-			km_finish_rewrite(sh);
-		else if (sh->round == KM_RD_SYNC)
-			/* a row recorded bad is no reason to stop the sync */
-			km_sync_finish(sh, !(km_flag_mask(sh, KM_DEV_WRITE_ERR) &
-					     ~km_flag_mask(sh, KM_DEV_BAD_ROW)));
-		sh->round = KM_RD_NONE;
+		if (sh->round)
+			sh->round->written(sh);
+		sh->round = NULL;
 		break;
 	}
 	sh->phase = KM_PH_IDLE;

@@ -161,6 +161,9 @@ void km_free_conf(struct km_conf *conf)
 	if (conf->code_wq)
 		destroy_workqueue(conf->code_wq);
 	km_stripes_exit(conf);
+	km_wide_exit(conf);
+	km_wsync_exit(conf);
+	km_gen_exit(conf);
 	bioset_exit(&conf->bio_set);
 	mempool_destroy(conf->piece_pool);
 	kmem_cache_destroy(conf->piece_cache);
@@ -255,6 +258,10 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int n, int m, int algo)
 		goto enomem;
 	if (bioset_init(&conf->bio_set, BIO_POOL_SIZE,
 			offsetof(struct km_read_ctx, bio), 0))
+		goto enomem;
+	if (km_gen_init(conf) || km_wide_init(conf))
+		goto enomem;
+	if (km_wsync_init(conf))
 		goto enomem;
 	conf->retry_wq = alloc_workqueue("km_retry_%s", WQ_MEM_RECLAIM, 0,
 					 mdname(mddev));

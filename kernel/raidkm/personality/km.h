@@ -9,6 +9,11 @@
  *   replace.c hot replace (members with a replacement)
  *   discard.c TRIM of whole stripes        badblocks.c bad-block records
  *   reshape.c restriping onto a new shape (grow k, grow m)
+ *   takeover.c md raid6 becomes km in place
+ *   wide_read.c degraded reads by row ranges, one decode job per range
+ *   write_gen.c the coherence rule between member writes and wide reads
+ *   claim.c   member rows taken away from the stripe cache (discard, sync)
+ *   wide_sync.c rebuild, resync and check by windows of many rows
  *
  * See Documentation/personality.rst.
  */
@@ -84,6 +89,7 @@ enum {
 	KM_SH_ON_LIST,		/* queued for the handler */
 	KM_SH_SYNC,		/* md asked for this row to be synced */
 	KM_SH_FUA,		/* the write round carries REQ_FUA */
+	KM_SH_WRITE_GEN,	/* member writes counted in write_gen.c */
 };
 
 /* What is in flight for a stripe (struct km_stripe.phase). */
@@ -98,13 +104,26 @@ enum km_phase {
 	KM_PH_WRITE,		/* member writes */
 };
 
-/* The kind of work a stripe is doing (struct km_stripe.round). */
-enum km_round {
-	KM_RD_NONE = 0,
-	KM_RD_REWRITE,		/* rewrite chunks that had read errors */
-	KM_RD_SYNC,		/* resync, recovery, check or repair */
-	KM_RD_WRITE,		/* write the drained bios */
+struct km_stripe;
+
+/*
+ * The kind of work a stripe is doing, one round at a time (struct
+ * km_stripe.round; NULL: none, only waiting reads are served).  handle.c
+ * reads or decodes what ->need() names, serves waiting reads, then calls
+ * ->act(), which starts a coding job or the member writes; ->written()
+ * runs when those writes ended, and the round is over.
+ */
+struct km_round {
+	const char *name;
+	km_mask_t (*need)(struct km_stripe *sh, km_mask_t failed,
+			  km_mask_t uptodate);
+	void (*act)(struct km_stripe *sh, km_mask_t writable);
+	void (*written)(struct km_stripe *sh);
 };
+
+extern const struct km_round km_round_rewrite;	/* chunks that had read errors */
+extern const struct km_round km_round_sync;	/* resync, recovery, check, repair */
+extern const struct km_round km_round_write;	/* the drained write bios */
 
 enum km_sync_mode {
 	KM_SYNC_RESYNC = 1,
@@ -114,6 +133,7 @@ enum km_sync_mode {
 };
 
 struct km_conf;
+struct km_gen;
 
 struct km_stripe {
 	struct hlist_node hash;
@@ -125,7 +145,7 @@ struct km_stripe {
 	atomic_t count;			/* references */
 	atomic_t pending;		/* member I/Os and jobs in flight */
 	enum km_phase phase;
-	enum km_round round;
+	const struct km_round *round;
 	enum km_sync_mode sync_mode;
 	int sync_sectors;		/* what md was told the step covers */
 	int write_kind;			/* enum km_write_kind of the round */
@@ -152,6 +172,60 @@ struct km_disk {
 	struct md_rdev __rcu *replacement;	/* hot replace: its successor */
 };
 
+/* Why a wide read went to the row path (struct km_wide_stats.fallbacks) */
+enum km_wide_fallback {
+	KM_WF_READ_ERROR,	/* a member read failed */
+	KM_WF_BAD_BLOCK,	/* a bad-block record in the range */
+	KM_WF_RACE,		/* a write in the same chunk stripe */
+	KM_WF_ALLOC,		/* no memory for the range */
+	KM_WF_RESHAPE,		/* a reshape is running */
+	KM_WF_JOB,		/* the decode job failed */
+	KM_WF_LOST,		/* more than m chunks lost in the range */
+	KM_WF_NR,
+};
+
+struct km_wide_stats {
+	atomic64_t reads;		/* wide reads served */
+	atomic64_t bytes;		/* bytes they delivered */
+	atomic64_t rows;		/* rows they decoded */
+	atomic64_t member_reads;	/* member bios they sent */
+	atomic64_t member_bytes;
+	atomic64_t waits;		/* waited for a free arena run */
+	atomic64_t fallbacks[KM_WF_NR];
+	atomic64_t writes;		/* full-stripe ranges, one job each */
+	atomic64_t write_stripes;	/* chunk stripes they wrote */
+	atomic64_t write_member_writes;	/* member bios they sent */
+	atomic64_t write_fallbacks[KM_WF_NR];
+};
+
+/* Why a sync window went to the row path (struct km_wsync_stats) */
+enum km_wsync_fallback {
+	KM_WS_READ_ERROR,	/* a member read failed */
+	KM_WS_WRITE_ERROR,	/* a member write failed */
+	KM_WS_BAD_BLOCK,	/* a bad-block record in the window */
+	KM_WS_MISMATCH,		/* check: the window is not consistent */
+	KM_WS_ALLOC,		/* no memory for the window */
+	KM_WS_JOB,		/* the decode or check job failed */
+	KM_WS_LOST,		/* more than m chunks lost */
+	KM_WS_DEGRADED,		/* resync or check of a degraded window */
+	KM_WS_GONE,		/* a member went away */
+	KM_WS_NR,
+};
+
+/* Sync window sizes in rows: 1-15, 16-63, 64-127, 128-255, 256+ */
+#define KM_WS_SIZES		5
+
+struct km_wsync_stats {
+	atomic64_t windows;		/* windows started (member I/O sent) */
+	atomic64_t rows;		/* their rows */
+	atomic64_t whole;		/* windows synced without the row path */
+	atomic64_t member_bios;		/* member bios they sent */
+	atomic64_t member_bytes;
+	atomic64_t jobs;		/* decode and check jobs */
+	atomic64_t sizes[KM_WS_SIZES];	/* windows started, by rows */
+	atomic64_t fallbacks[KM_WS_NR];	/* windows gone to rows */
+};
+
 struct km_stats {
 	atomic64_t reconstruct_reads;
 	atomic64_t rmw_writes;
@@ -164,14 +238,21 @@ struct km_stats {
 	atomic64_t discards;
 };
 
+/* Member rows [lo, hi) taken from the stripe cache (claim.c). */
+struct km_claim {
+	struct list_head node;		/* on conf->claims */
+	sector_t lo, hi;
+	int busy;			/* stripes there with references */
+};
+
 /*
  * The discard in progress (discard.c; one per array at a time): member
- * rows [lo, hi) of every member, of whole chunk stripes.
+ * rows claim.lo..hi of every member, of whole chunk stripes.
  */
 struct km_discard {
 	struct bio *bio;		/* md's clone of the array's discard */
 	struct km_piece *piece;		/* to hold its end (km_hold_write) */
-	sector_t lo, hi;
+	struct km_claim claim;
 	bool queued;			/* for the md thread to submit */
 	bool failed;			/* a member failed its discard */
 	bool refused;			/* a member cannot discard: none sent */
@@ -201,6 +282,7 @@ struct km_conf {
 	int recovery_disabled;
 	unsigned int discard_granularity;	/* bytes; 0: no discard */
 	struct km_discard discard;	/* conf->lock; .bio NULL when free */
+	struct list_head claims;	/* struct km_claim, conf->lock */
 
 	struct kmem_cache *piece_cache;
 	mempool_t *piece_pool;
@@ -220,6 +302,21 @@ struct km_conf {
 	struct workqueue_struct *code_wq;	/* coding jobs, all CPUs */
 
 	struct km_stats stats;
+	struct km_wide_stats wide_stats;
+	struct km_gen *gens;		/* write_gen.c */
+	unsigned int wide_min_rows;	/* 0: wide reads off */
+	struct bio_set wide_bio_set;	/* member bios of wide reads */
+	struct bio_set wide_write_bio_set;	/* ... and of wide writes */
+	unsigned int wide_write_max_stripes;	/* 0: full stripes by rows */
+	wait_queue_head_t wide_run_wait;	/* an arena run was freed */
+	spinlock_t wide_lock;
+	struct list_head wide_waiting;	/* wide reads waiting for a run */
+	struct work_struct wide_work;	/* starts them when runs free */
+	unsigned int wsync_max_rows;	/* 0: sync by rows only */
+	atomic_t wsync_inflight;	/* sync windows in flight */
+	wait_queue_head_t wsync_wait;	/* one of them ended */
+	struct bio_set wsync_bio_set;	/* their member bios */
+	struct km_wsync_stats wsync_stats;
 	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
 	bool job_stats_registered;
 
@@ -264,11 +361,42 @@ km_mask_t km_piece_cover(struct km_piece *p);
 
 /* request.c */
 bool km_make_request(struct mddev *mddev, struct bio *bio);
+void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write);
 void km_bitmap_sector(struct mddev *mddev, sector_t *offset,
 		      unsigned long *sectors);
 void km_retry_reads(struct work_struct *work);
-void km_end_piece(struct km_conf *conf, struct km_piece *p, bool write,
-		  bool ok);
+
+/* write_gen.c */
+#define KM_GEN_BITS		10
+#define KM_GEN_BUCKETS		(1 << KM_GEN_BITS)
+int km_gen_init(struct km_conf *conf);
+void km_gen_exit(struct km_conf *conf);
+void km_gen_write_begin(struct km_conf *conf, sector_t cstripe);
+void km_gen_write_end(struct km_conf *conf, sector_t cstripe);
+bool km_gen_read_begin(struct km_conf *conf, sector_t cstripe,
+		       unsigned int *gen);
+bool km_gen_read_valid(struct km_conf *conf, sector_t cstripe,
+		       unsigned int gen);
+
+/* wide_read.c */
+#define KM_WIDE_DEFAULT_MIN_ROWS	2
+#define KM_WIDE_MAX_PAGES		4096	/* buffers of one wide read */
+int km_wide_init(struct km_conf *conf);
+void km_wide_exit(struct km_conf *conf);
+sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
+void km_wide_read(struct km_conf *conf, struct bio *bio);
+void km_wide_start_waiting(struct work_struct *work);
+void *km_wide_get_run(struct km_conf *conf, unsigned int pages, bool *arena);
+void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages);
+struct page *km_wide_buf_page(void *addr, bool arena);
+
+/* wide_write.c */
+#define KM_WIDE_DEFAULT_WRITE_STRIPES	256
+int km_wwrite_init(struct km_conf *conf);
+sector_t km_wwrite_sectors(struct km_conf *conf, sector_t sector,
+			   sector_t nr);
+sector_t km_wwrite_head(struct km_conf *conf, sector_t sector);
+void km_wwrite(struct km_conf *conf, struct bio *bio);
 
 /* sync.c */
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
@@ -283,6 +411,7 @@ struct md_rdev *km_read_rdev(struct km_conf *conf, int member,
 			     sector_t sector, int sectors);
 bool km_slot_readable(struct km_conf *conf, int member, sector_t sector);
 bool km_slot_writable(struct km_conf *conf, int member);
+struct md_rdev *km_write_rdev(struct km_conf *conf, int member);
 struct md_rdev *km_get_replacement(struct km_conf *conf, int member);
 km_mask_t km_replacing_mask(struct km_stripe *sh);
 int km_add_replacement(struct km_conf *conf, struct md_rdev *rdev, int first,
@@ -294,11 +423,28 @@ bool km_slot_in_sync(struct km_disk *p);
 /* discard.c */
 unsigned int km_discard_granularity(struct km_conf *conf);
 void km_discard(struct km_conf *conf, struct bio *bio);
-bool km_discard_row(struct km_conf *conf, sector_t sector);
-void km_discard_wait_row(struct km_conf *conf, sector_t sector);
-void km_discard_stripe_active(struct km_conf *conf, struct km_stripe *sh);
-void km_discard_stripe_idle(struct km_conf *conf, struct km_stripe *sh);
 void km_discard_submit(struct km_conf *conf);
+
+/* claim.c */
+bool km_row_claimed(struct km_conf *conf, sector_t sector);
+void km_claim_wait_row(struct km_conf *conf, sector_t sector);
+void km_claim_rows(struct km_conf *conf, struct km_claim *c, sector_t lo,
+		   sector_t hi);
+void km_claim_release(struct km_conf *conf, struct km_claim *c);
+void km_claim_stripe_active(struct km_conf *conf, struct km_stripe *sh);
+void km_claim_stripe_idle(struct km_conf *conf, struct km_stripe *sh);
+
+/* wide_sync.c */
+#define KM_WSYNC_MAX_ROWS	(RAIDKM_MAX_LEN >> PAGE_SHIFT)
+int km_wsync_init(struct km_conf *conf);
+void km_wsync_exit(struct km_conf *conf);
+sector_t km_wsync_window(struct km_conf *conf, sector_t sector,
+			 sector_t max_sector, bool still_degraded,
+			 int *skipped);
+
+/* sync.c: the row path, for wide_sync.c's fallbacks */
+void km_sync_row(struct km_conf *conf, sector_t row, int sectors);
+enum km_sync_mode km_sync_mode_of(struct mddev *mddev);
 
 /* badblocks.c */
 bool km_rdev_bad(struct md_rdev *rdev, sector_t sector, int sectors);

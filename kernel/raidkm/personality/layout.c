@@ -91,3 +91,37 @@ km_sector_t km_array_sectors(const struct km_geom *g, km_sector_t member_sectors
 
 	return usable * (km_sector_t)g->k;
 }
+
+void km_stripe_span(const struct km_geom *g, km_sector_t start,
+		    km_sector_t end, unsigned int row_sectors,
+		    struct km_span *s)
+{
+	km_sector_t cs = g->chunk_sectors, rmask = row_sectors - 1;
+	km_sector_t base, a, b;
+
+	s->stripe = (start >> g->chunk_shift) / (km_sector_t)g->k;
+	base = km_unmap(g, s->stripe, 0, 0);
+	s->end = base + cs * (km_sector_t)g->k;
+	if (end < s->end)
+		s->end = end;
+	a = start - base;
+	b = s->end - base;
+	s->dlo = (int)(a >> g->chunk_shift);
+	s->dhi = (int)((b - 1) >> g->chunk_shift);
+	a &= cs - 1;
+	b = ((b - 1) & (cs - 1)) + 1;
+	s->sparse = 0;
+	if (s->dlo == s->dhi) {
+		s->lo = a;
+		s->hi = b;
+	} else {
+		/* chunks in between are whole; two chunks meet at the edge */
+		s->lo = 0;
+		s->hi = cs;
+		if (s->dhi == s->dlo + 1 &&
+		    (a & ~rmask) >= ((b + rmask) & ~rmask))
+			s->sparse = 1;
+	}
+	s->lo &= ~rmask;
+	s->hi = (s->hi + rmask) & ~rmask;
+}

@@ -67,6 +67,27 @@ int km_chunk_member(const struct km_geom *g, km_sector_t stripe, int chunk);
 /* Codec chunk index (0..n-1) that @member holds in chunk stripe @stripe. */
 int km_member_chunk(const struct km_geom *g, km_sector_t stripe, int member);
 
+/*
+ * The part of array sectors [start, end) that lies in start's chunk
+ * stripe.  Every touched data chunk's part lies within in-chunk sectors
+ * [lo, hi), rounded out to multiples of the row size.  sparse: the part
+ * touches exactly two chunks whose parts share no in-chunk row (the end
+ * of one chunk and the start of the next), so [lo, hi) is mostly rows
+ * that nobody asked for.
+ */
+struct km_span {
+	km_sector_t stripe;	/* chunk stripe */
+	km_sector_t end;	/* array sector where the part ends */
+	int dlo, dhi;		/* first and last data chunk touched */
+	km_sector_t lo, hi;	/* in-chunk sectors, row-aligned */
+	int sparse;
+};
+
+/* @row_sectors: a power of two, at most chunk_sectors. */
+void km_stripe_span(const struct km_geom *g, km_sector_t start,
+		    km_sector_t end, unsigned int row_sectors,
+		    struct km_span *s);
+
 /* Array size in sectors for members of @member_sectors usable sectors. */
 km_sector_t km_array_sectors(const struct km_geom *g, km_sector_t member_sectors);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stripe I/O planning: read-modify-write vs reconstruct-write by I/O count
+ * Stripe I/O planning: read-modify-write vs reconstruct-write by I/O count,
+ * and the survivors a wide read or window decode reads
  * (freestanding; see plan.h).
  */
 #include "plan.h"
@@ -87,4 +88,73 @@ void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
 		plan->need = rcw_need;
 	}
 	km_plan_fetch(k, n, failed, uptodate, plan);
+}
+
+km_mask_t km_plan_survivors(int k, int n, km_mask_t lost, km_mask_t prefer)
+{
+	km_mask_t avail = km_mask_all(n) & ~lost;
+	km_mask_t surv = prefer & avail;
+	int i, c = km_popcount(surv);
+
+	if (km_popcount(avail) < k)
+		return 0;
+	while (c > k) {
+		/* more preferred than needed: drop the highest */
+		for (i = n - 1; !(surv & ((km_mask_t)1 << i)); i--)
+			;
+		surv &= ~((km_mask_t)1 << i);
+		c--;
+	}
+	for (i = 0; i < n && c < k; i++) {
+		km_mask_t b = (km_mask_t)1 << i;
+
+		if ((avail & b) && !(surv & b)) {
+			surv |= b;
+			c++;
+		}
+	}
+	return surv;
+}
+
+int km_plan_rebuild(int k, int n, km_mask_t lost, km_mask_t rebuild,
+		    km_mask_t *read, km_mask_t *want)
+{
+	km_mask_t copy = rebuild & ~lost;	/* readable: copied as read */
+
+	*want = rebuild & lost;
+	if (!*want) {
+		*read = copy;
+		return 0;
+	}
+	*read = km_plan_survivors(k, n, lost, copy);
+	if (!*read)
+		return -1;
+	/* more chunks to copy than the decode reads: read them too */
+	*read |= copy;
+	return 0;
+}
+
+unsigned int km_plan_window_rows(km_sector_t start, km_sector_t limit,
+				 unsigned int chunk_sectors,
+				 unsigned int row_sectors,
+				 unsigned int max_rows)
+{
+	km_sector_t end = (start | (chunk_sectors - 1)) + 1;
+	km_sector_t rows;
+
+	if (start & (row_sectors - 1) || limit <= start)
+		return 0;
+	if (limit < end)
+		end = limit;
+	rows = (end - start) / row_sectors;
+	return rows < max_rows ? (unsigned int)rows : max_rows;
+}
+
+km_mask_t km_plan_decode_mask(int k, int n, km_mask_t read, km_mask_t want)
+{
+	km_mask_t surv = km_plan_survivors(k, n, ~read, 0);
+
+	if (!surv || (want & surv))
+		return 0;
+	return km_mask_all(n) & ~surv;
 }

@@ -10,6 +10,8 @@
 #ifndef RKM_PLAN_H
 #define RKM_PLAN_H
 
+#include "layout.h"
+
 #ifdef __KERNEL__
 #include <linux/types.h>
 typedef u64 km_mask_t;
@@ -55,5 +57,47 @@ void km_plan_fetch(int k, int n, km_mask_t failed, km_mask_t uptodate,
  */
 void km_plan_write(int k, int m, km_mask_t written, km_mask_t full,
 		   km_mask_t uptodate, km_mask_t failed, struct km_plan *plan);
+
+/*
+ * The k chunks a wide read or a window decode reads (codec chunk indices,
+ * ascending use by the codec): none in @lost, those in @prefer first (the
+ * data the caller delivers anyway, so no chunk is read twice), then the
+ * others in chunk order, data before parity.  0 when fewer than k chunks
+ * survive.
+ */
+km_mask_t km_plan_survivors(int k, int n, km_mask_t lost, km_mask_t prefer);
+
+/*
+ * What a recovery window reads and decodes.  @lost: chunks not readable
+ * over the window; @rebuild: chunks to write (lost chunks of members
+ * being rebuilt, chunks whose slot has a replacement being built).
+ * *@want: the chunks of @rebuild that are lost, decoded in one job;
+ * *@read: k survivors for that decode (the readable chunks of @rebuild
+ * first, copied as they are read), or, when nothing of @rebuild is
+ * lost, only its readable chunks.  -1 when fewer than k chunks survive.
+ */
+int km_plan_rebuild(int k, int n, km_mask_t lost, km_mask_t rebuild,
+		    km_mask_t *read, km_mask_t *want);
+
+/*
+ * The erased mask of a DECODE job that computes @want (its wanted mask)
+ * from the chunks in @read (at least k of them): every chunk but the
+ * first k read ones, which are the survivors, so that every chunk outside
+ * the mask is an input the job has (the ring describes each as one) and
+ * the mask holds exactly m chunks.  0 when fewer than k chunks were read
+ * or @want overlaps the survivors.
+ */
+km_mask_t km_plan_decode_mask(int k, int n, km_mask_t read, km_mask_t want);
+
+/*
+ * Rows of a sync window at member sector @start (row-aligned, else 0):
+ * up to the end of @start's chunk stripe (chunk roles change there) and
+ * @limit (the end of the sync, of the bitmap's sync blocks), at most
+ * @max_rows.  chunk_sectors and row_sectors are powers of two.
+ */
+unsigned int km_plan_window_rows(km_sector_t start, km_sector_t limit,
+				 unsigned int chunk_sectors,
+				 unsigned int row_sectors,
+				 unsigned int max_rows);
 
 #endif /* RKM_PLAN_H */

@@ -55,6 +55,23 @@ struct md_rdev *km_read_rdev(struct km_conf *conf, int member,
 	return rdev;
 }
 
+/*
+ * Slot @member's member, referenced (nr_pending), when it takes writes:
+ * there and not Faulty.  Its replacement, if any, is written besides
+ * (km_get_replacement()).
+ */
+struct md_rdev *km_write_rdev(struct km_conf *conf, int member)
+{
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = km_live(rcu_dereference(conf->disks[member].rdev));
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
 /* Whether slot @member holds valid data for the row at @sector. */
 bool km_slot_readable(struct km_conf *conf, int member, sector_t sector)
 {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bios from md.  Reads of readable chunks go straight to the members,
- * split on chunk boundaries; reads of lost chunks, and every write, are
- * cut into pieces per member page and attached to stripe rows for the
- * handler.  A direct read that fails is retried through the stripe cache,
+ * split on chunk boundaries; reads of lost chunks go by row range where
+ * they are long enough (wide_read.c); other reads of lost chunks, and
+ * every write, are cut into pieces per member page and attached to
+ * stripe rows for the handler.  A direct read that fails is retried through the stripe cache,
  * which rebuilds the chunk, returns good data and rewrites the sector.
  */
 #include <linux/blkdev.h>
@@ -20,23 +21,24 @@ static void km_piece_append(struct km_piece **list, struct km_piece *p)
 /*
  * Attach a bio to the stripe rows it touches: per row, one piece per data
  * chunk it overlaps.  Rows are walked in member order so that a bio
- * covering whole rows fills each stripe before it is handled.
+ * covering whole rows fills each stripe before it is handled.  @cstripe
+ * counts chunk stripes; a stripe row (@sh) is one page per member.
  */
-static void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
+void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
 {
 	struct km_geom *g = &conf->geom;
 	sector_t start = bio->bi_iter.bi_sector, end = bio_end_sector(bio);
 	sector_t cs = g->chunk_sectors;
-	sector_t sbase, stripe, last_stripe;
+	sector_t sbase, cstripe, last_cstripe;
 	struct mddev *mddev = conf->mddev;
 
-	stripe = (start >> g->chunk_shift) / g->k;
-	last_stripe = ((end - 1) >> g->chunk_shift) / g->k;
-	for (; stripe <= last_stripe; stripe++) {
+	cstripe = (start >> g->chunk_shift) / g->k;
+	last_cstripe = ((end - 1) >> g->chunk_shift) / g->k;
+	for (; cstripe <= last_cstripe; cstripe++) {
 		sector_t a, b, r;
 		int dlo, dhi;
 
-		sbase = km_unmap(g, stripe, 0, 0);
+		sbase = km_unmap(g, cstripe, 0, 0);
 		a = max(start, sbase) - sbase;
 		b = min(end, sbase + cs * g->k) - sbase;
 		dlo = a >> g->chunk_shift;
@@ -54,7 +56,8 @@ static void km_attach_bio(struct km_conf *conf, struct bio *bio, bool write)
 				if (lo >= hi)
 					continue;
 				if (!sh)
-					sh = km_get_stripe(conf, (stripe << g->chunk_shift) + r,
+					sh = km_get_stripe(conf,
+							   (cstripe << g->chunk_shift) + r,
 							   false);
 				p = mempool_alloc(conf->piece_pool, GFP_NOIO);
 				p->bio = bio;
@@ -170,6 +173,11 @@ static void km_read_chunk(struct km_conf *conf, struct bio *bio)
 	submit_bio_noacct(clone);
 }
 
+/*
+ * Read @bio part by part: a wide read where km_wide_sectors() takes one
+ * (wide_read.c), else chunk by chunk, directly where the chunk is
+ * readable.
+ */
 static void km_read(struct km_conf *conf, struct bio *bio)
 {
 	struct mddev *mddev = conf->mddev;
@@ -177,17 +185,27 @@ static void km_read(struct km_conf *conf, struct bio *bio)
 
 	for (;;) {
 		sector_t sector = bio->bi_iter.bi_sector;
-		unsigned int sectors = g->chunk_sectors -
-			(sector & (g->chunk_sectors - 1));
+		sector_t sectors = km_wide_sectors(conf, sector,
+						   bio_sectors(bio));
+		bool wide = sectors;
 		struct bio *split;
 
-		if (sectors >= bio_sectors(bio)) {
-			km_read_chunk(conf, bio);
-			return;
+		if (!wide)
+			sectors = g->chunk_sectors -
+				  (sector & (g->chunk_sectors - 1));
+		if (sectors >= bio_sectors(bio))
+			split = bio;
+		else {
+			split = bio_split(bio, sectors, GFP_NOIO,
+					  &mddev->bio_set);
+			bio_chain(split, bio);
 		}
-		split = bio_split(bio, sectors, GFP_NOIO, &mddev->bio_set);
-		bio_chain(split, bio);
-		km_read_chunk(conf, split);
+		if (wide)
+			km_wide_read(conf, split);
+		else
+			km_read_chunk(conf, split);
+		if (split == bio)
+			return;
 	}
 }
 
@@ -240,14 +258,40 @@ static struct km_conf *km_enter(struct mddev *mddev)
 	}
 }
 
+/*
+ * Write @bio part by part: whole chunk stripes as one job where
+ * km_wwrite_sectors() takes them (wide_write.c), the rest by rows.
+ */
+static void km_write(struct km_conf *conf, struct bio *bio)
+{
+	for (;;) {
+		sector_t sector = bio->bi_iter.bi_sector, n = bio_sectors(bio);
+		sector_t wide = km_wwrite_sectors(conf, sector, n);
+		sector_t len = wide ? wide : km_wwrite_head(conf, sector);
+		struct bio *split = bio;
+
+		if (len && len < n) {
+			split = bio_split(bio, len, GFP_NOIO,
+					  &conf->mddev->bio_set);
+			bio_chain(split, bio);
+		}
+		if (wide) {
+			km_wwrite(conf, split);
+		} else {
+			km_attach_bio(conf, split, true);
+			bio_endio(split);
+		}
+		if (split == bio)
+			return;
+	}
+}
+
 static void km_dispatch(struct km_conf *conf, struct bio *bio, bool write)
 {
-	if (!write) {
+	if (write)
+		km_write(conf, bio);
+	else
 		km_read(conf, bio);
-		return;
-	}
-	km_attach_bio(conf, bio, true);
-	bio_endio(bio);
 }
 
 /*

@@ -504,15 +504,8 @@ static void km_rs_store(struct km_conf *conf, sector_t s0, int nnew,
 
 		for (c = 0; c < g->n; c++) {
 			int member = km_chunk_member(g, stripe, c);
-			struct md_rdev *rdev;
+			struct md_rdev *rdev = km_write_rdev(conf, member);
 
-			rcu_read_lock();
-			rdev = rcu_dereference(conf->disks[member].rdev);
-			if (rdev && test_bit(Faulty, &rdev->flags))
-				rdev = NULL;
-			if (rdev)
-				atomic_inc(&rdev->nr_pending);
-			rcu_read_unlock();
 			if (!rdev)
 				continue;
 			for (r = 0; r < rs->cpp; r++)

@@ -68,7 +68,7 @@ static void km_init_stripe(struct km_conf *conf, struct km_stripe *sh,
 	sh->cstripe = sector >> conf->geom.chunk_shift;
 	sh->state = 0;
 	sh->phase = KM_PH_IDLE;
-	sh->round = KM_RD_NONE;
+	sh->round = NULL;
 	atomic_set(&sh->pending, 0);
 	for (i = 0; i < conf->geom.n; i++) {
 		sh->dev[i].flags = 0;
@@ -93,7 +93,7 @@ static void km_grab(struct km_conf *conf, struct km_stripe *sh)
 	if (atomic_inc_return(&sh->count) == 1) {
 		list_del_init(&sh->lru);
 		atomic_inc(&conf->active_stripes);
-		km_discard_stripe_active(conf, sh);
+		km_claim_stripe_active(conf, sh);
 	}
 }
 
@@ -109,7 +109,7 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 
 	spin_lock_irq(&conf->lock);
 	for (;;) {
-		km_discard_wait_row(conf, sector);
+		km_claim_wait_row(conf, sector);
 		sh = km_find_stripe(conf, sector);
 		if (sh) {
 			km_grab(conf, sh);
@@ -125,8 +125,8 @@ struct km_stripe *km_get_stripe(struct km_conf *conf, sector_t sector,
 				conf->nr_stripes--;
 				may_alloc = false;
 				continue;
-			} else if (km_discard_row(conf, sector)) {
-				/* a discard took the row meanwhile */
+			} else if (km_row_claimed(conf, sector)) {
+				/* a discard or sync window took the row */
 				list_add_tail(&new->lru, &conf->inactive_list);
 				continue;
 			} else {
@@ -179,7 +179,7 @@ bool km_stripe_busy(struct km_stripe *sh)
 {
 	int i;
 
-	if (sh->phase != KM_PH_IDLE || sh->round != KM_RD_NONE ||
+	if (sh->phase != KM_PH_IDLE || sh->round ||
 	    test_bit(KM_SH_SYNC, &sh->state))
 		return true;
 	for (i = 0; i < sh->conf->geom.n; i++) {
@@ -254,7 +254,7 @@ void km_put_stripe(struct km_stripe *sh)
 			set_bit(KM_SH_ON_LIST, &sh->state);
 			list_add_tail(&sh->lru, &conf->handle_list);
 		} else {
-			km_discard_stripe_idle(conf, sh);
+			km_claim_stripe_idle(conf, sh);
 			list_add_tail(&sh->lru, &conf->inactive_list);
 			atomic_dec(&conf->active_stripes);
 			wake_up(&conf->wait_for_stripe);
@@ -324,6 +324,7 @@ int km_stripes_init(struct km_conf *conf)
 		INIT_HLIST_HEAD(&conf->hash[i]);
 	INIT_LIST_HEAD(&conf->handle_list);
 	INIT_LIST_HEAD(&conf->inactive_list);
+	INIT_LIST_HEAD(&conf->claims);
 	init_waitqueue_head(&conf->wait_for_stripe);
 	init_waitqueue_head(&conf->wait_for_quiescent);
 	/* KM_DEFAULT_STRIPES rows, fewer for wide arrays: about 16 MiB */

@@ -12,6 +12,10 @@
  *   repair    like check, then (m >= 2) locate the one bad chunk, rebuild
  *             and rewrite it; if no single chunk explains it (or m = 1)
  *             rewrite parity from the data, as raid6 does
+ *
+ * Where it can, ->sync_request takes a window of many rows at once
+ * (wide_sync.c); the windows go back to this row path for errors,
+ * mismatches and whatever else they do not handle.
  */
 #include <linux/slab.h>
 #include <linux/delay.h>
@@ -22,19 +26,21 @@ static km_mask_t km_parity_mask(struct km_conf *conf)
 	return km_mask_all(conf->geom.n) & ~km_mask_all(conf->geom.k);
 }
 
+/* What md's sync thread is doing now. */
+enum km_sync_mode km_sync_mode_of(struct mddev *mddev)
+{
+	if (!test_bit(MD_RECOVERY_SYNC, &mddev->recovery))
+		return KM_SYNC_RECOVER;
+	if (test_bit(MD_RECOVERY_CHECK, &mddev->recovery))
+		return KM_SYNC_CHECK;
+	if (test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery))
+		return KM_SYNC_REPAIR;
+	return KM_SYNC_RESYNC;
+}
+
 void km_sync_start_round(struct km_stripe *sh)
 {
-	struct km_conf *conf = sh->conf;
-	struct mddev *mddev = conf->mddev;
-
-	if (!test_bit(MD_RECOVERY_SYNC, &mddev->recovery))
-		sh->sync_mode = KM_SYNC_RECOVER;
-	else if (test_bit(MD_RECOVERY_CHECK, &mddev->recovery))
-		sh->sync_mode = KM_SYNC_CHECK;
-	else if (test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery))
-		sh->sync_mode = KM_SYNC_REPAIR;
-	else
-		sh->sync_mode = KM_SYNC_RESYNC;
+	sh->sync_mode = km_sync_mode_of(sh->conf->mddev);
 	sh->fixed = 0;
 	/* what is on the members is being verified, not what we cache */
 	if (sh->sync_mode != KM_SYNC_RECOVER)
@@ -50,7 +56,7 @@ void km_sync_finish(struct km_stripe *sh, bool ok)
 static void km_sync_done_now(struct km_stripe *sh, bool ok)
 {
 	km_sync_finish(sh, ok);
-	sh->round = KM_RD_NONE;
+	sh->round = NULL;
 	sh->phase = KM_PH_IDLE;
 }
 
@@ -179,13 +185,49 @@ void km_sync_job_done(struct km_stripe *sh)
 	}
 }
 
+/*
+ * Sync one row the row path's way: a stripe round for member row @row
+ * that tells md_done_sync() @sectors.  Waits for a stripe.
+ */
+void km_sync_row(struct km_conf *conf, sector_t row, int sectors)
+{
+	struct km_stripe *sh;
+
+	sh = km_get_stripe(conf, row, true);
+	if (!sh) {
+		sh = km_get_stripe(conf, row, false);
+		/* leave room in the cache for normal I/O */
+		schedule_timeout_uninterruptible(1);
+	}
+	sh->sync_sectors = sectors;
+	set_bit(KM_SH_SYNC, &sh->state);
+	km_queue_stripe(sh);
+	km_put_stripe(sh);
+}
+
+static bool km_still_degraded(struct km_conf *conf)
+{
+	bool degraded = false;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.n; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+		if (!rdev || test_bit(Faulty, &rdev->flags))
+			degraded = true;
+	}
+	rcu_read_unlock();
+	return degraded;
+}
+
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
 			 sector_t max_sector, int *skipped)
 {
 	struct km_conf *conf = mddev->private;
 	sector_t sync_blocks, row = sector_nr & ~KM_ROW_MASK;
-	struct km_stripe *sh;
-	int still_degraded = 0, i, done;
+	bool still_degraded;
+	sector_t done;
 
 	if (test_bit(MD_RECOVERY_RESHAPE, &mddev->recovery))
 		return km_reshape_request(mddev, sector_nr, max_sector,
@@ -218,26 +260,15 @@ sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,
 	}
 	rkm_bitmap_cond_end_sync(mddev, sector_nr, false);
 
-	sh = km_get_stripe(conf, row, true);
-	if (!sh) {
-		sh = km_get_stripe(conf, row, false);
-		/* leave room in the cache for normal I/O */
-		schedule_timeout_uninterruptible(1);
-	}
-	rcu_read_lock();
-	for (i = 0; i < conf->geom.n; i++) {
-		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+	still_degraded = km_still_degraded(conf);
+	/* many rows at once where it can (wide_sync.c) */
+	done = km_wsync_window(conf, sector_nr, max_sector, still_degraded,
+			       skipped);
+	if (done)
+		return done;
 
-		if (!rdev || test_bit(Faulty, &rdev->flags))
-			still_degraded = 1;
-	}
-	rcu_read_unlock();
 	rkm_bitmap_start_sync(mddev, sector_nr, &sync_blocks, still_degraded);
-
 	done = KM_ROW_SECTORS - (sector_nr - row);
-	sh->sync_sectors = done;
-	set_bit(KM_SH_SYNC, &sh->state);
-	km_queue_stripe(sh);
-	km_put_stripe(sh);
+	km_sync_row(conf, row, done);
 	return done;
 }

@@ -6,6 +6,7 @@
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 #include "km.h"
+#include "../uapi/raidkm.h"
 
 /* Run @fn on the array's conf under mddev->lock, if the array runs km. */
 static ssize_t km_show_u64(struct mddev *mddev, char *page,
@@ -52,6 +53,221 @@ KM_RO_ATTR(bad_blocks_recorded,
 KM_RO_ATTR(bad_blocks_cleared,
 	   atomic64_read(&conf->stats.bad_blocks_cleared));
 KM_RO_ATTR(discards, atomic64_read(&conf->stats.discards));
+KM_RO_ATTR(wide_reads, atomic64_read(&conf->wide_stats.reads));
+KM_RO_ATTR(wide_read_bytes, atomic64_read(&conf->wide_stats.bytes));
+KM_RO_ATTR(wide_read_rows, atomic64_read(&conf->wide_stats.rows));
+KM_RO_ATTR(wide_member_reads, atomic64_read(&conf->wide_stats.member_reads));
+KM_RO_ATTR(wide_member_read_bytes,
+	   atomic64_read(&conf->wide_stats.member_bytes));
+KM_RO_ATTR(wide_run_waits, atomic64_read(&conf->wide_stats.waits));
+
+/* Why wide reads went by rows: one "reason count" line each. */
+static const char *const km_wide_fallback_names[KM_WF_NR] = {
+	[KM_WF_READ_ERROR]	= "read_error",
+	[KM_WF_BAD_BLOCK]	= "bad_block",
+	[KM_WF_RACE]		= "write_race",
+	[KM_WF_ALLOC]		= "no_memory",
+	[KM_WF_RESHAPE]		= "reshape",
+	[KM_WF_JOB]		= "decode_failed",
+	[KM_WF_LOST]		= "too_many_lost",
+};
+
+KM_SHOW(wide_read_min_rows, READ_ONCE(conf->wide_min_rows));
+
+/* 0 turns wide reads off; else the fewest rows a read must cover. */
+static ssize_t km_wide_read_min_rows_store(struct mddev *mddev,
+					   const char *page, size_t len)
+{
+	struct km_conf *conf;
+	unsigned int val;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
+	    val > (RAIDKM_MAX_LEN >> PAGE_SHIFT))
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->wide_min_rows, val);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_wide_read_min_rows =
+	__ATTR(wide_read_min_rows, 0644, km_wide_read_min_rows_show,
+	       km_wide_read_min_rows_store);
+
+/* Sync windows (wide_sync.c) */
+KM_RO_ATTR(wide_sync_windows, atomic64_read(&conf->wsync_stats.windows));
+KM_RO_ATTR(wide_sync_rows, atomic64_read(&conf->wsync_stats.rows));
+KM_RO_ATTR(wide_sync_whole, atomic64_read(&conf->wsync_stats.whole));
+KM_RO_ATTR(wide_sync_member_bios,
+	   atomic64_read(&conf->wsync_stats.member_bios));
+KM_RO_ATTR(wide_sync_member_bytes,
+	   atomic64_read(&conf->wsync_stats.member_bytes));
+KM_RO_ATTR(wide_sync_jobs, atomic64_read(&conf->wsync_stats.jobs));
+
+static const char *const km_wsync_fallback_names[KM_WS_NR] = {
+	[KM_WS_READ_ERROR]	= "read_error",
+	[KM_WS_WRITE_ERROR]	= "write_error",
+	[KM_WS_BAD_BLOCK]	= "bad_block",
+	[KM_WS_MISMATCH]	= "mismatch",
+	[KM_WS_ALLOC]		= "no_memory",
+	[KM_WS_JOB]		= "job_failed",
+	[KM_WS_LOST]		= "too_many_lost",
+	[KM_WS_DEGRADED]	= "degraded_check",
+	[KM_WS_GONE]		= "member_gone",
+};
+
+static const char *const km_wsync_size_names[KM_WS_SIZES] = {
+	"1-15", "16-63", "64-127", "128-255", "256",
+};
+
+/* "name count" lines of @nr counters, if the array runs km. */
+static ssize_t km_show_lines(struct mddev *mddev, char *page,
+			     const char *const *names, int nr,
+			     atomic64_t *(*get)(struct km_conf *conf))
+{
+	struct km_conf *conf;
+	ssize_t ret = 0;
+	int i;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf && mddev->pers && mddev->pers->level == mddev->level)
+		for (i = 0; i < nr; i++)
+			ret += sysfs_emit_at(page, ret, "%s %llu\n", names[i],
+					     (unsigned long long)atomic64_read(&get(conf)[i]));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static atomic64_t *km_wide_fallbacks(struct km_conf *conf)
+{
+	return conf->wide_stats.fallbacks;
+}
+
+static ssize_t km_wide_read_fallbacks_show(struct mddev *mddev, char *page)
+{
+	return km_show_lines(mddev, page, km_wide_fallback_names, KM_WF_NR,
+			     km_wide_fallbacks);
+}
+
+static struct md_sysfs_entry km_attr_wide_read_fallbacks =
+	__ATTR(wide_read_fallbacks, 0444, km_wide_read_fallbacks_show, NULL);
+
+/* Full stripes in one job (wide_write.c) */
+KM_RO_ATTR(wide_writes, atomic64_read(&conf->wide_stats.writes));
+KM_RO_ATTR(wide_write_stripes, atomic64_read(&conf->wide_stats.write_stripes));
+KM_RO_ATTR(wide_write_member_writes,
+	   atomic64_read(&conf->wide_stats.write_member_writes));
+
+static atomic64_t *km_wide_write_fallbacks(struct km_conf *conf)
+{
+	return conf->wide_stats.write_fallbacks;
+}
+
+static ssize_t km_wide_write_fallbacks_show(struct mddev *mddev, char *page)
+{
+	return km_show_lines(mddev, page, km_wide_fallback_names, KM_WF_NR,
+			     km_wide_write_fallbacks);
+}
+
+static struct md_sysfs_entry km_attr_wide_write_fallbacks =
+	__ATTR(wide_write_fallbacks, 0444, km_wide_write_fallbacks_show, NULL);
+
+KM_SHOW(wide_write_max_stripes, READ_ONCE(conf->wide_write_max_stripes));
+
+/* 0 writes full stripes by rows; else the most stripes of one job. */
+static ssize_t km_wide_write_max_stripes_store(struct mddev *mddev,
+					       const char *page, size_t len)
+{
+	struct km_conf *conf;
+	unsigned int val;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
+	    val > KM_WIDE_DEFAULT_WRITE_STRIPES)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->wide_write_max_stripes, val);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_wide_write_max_stripes =
+	__ATTR(wide_write_max_stripes, 0644, km_wide_write_max_stripes_show,
+	       km_wide_write_max_stripes_store);
+
+static atomic64_t *km_wsync_fallbacks(struct km_conf *conf)
+{
+	return conf->wsync_stats.fallbacks;
+}
+
+static ssize_t km_wide_sync_fallbacks_show(struct mddev *mddev, char *page)
+{
+	return km_show_lines(mddev, page, km_wsync_fallback_names, KM_WS_NR,
+			     km_wsync_fallbacks);
+}
+
+static struct md_sysfs_entry km_attr_wide_sync_fallbacks =
+	__ATTR(wide_sync_fallbacks, 0444, km_wide_sync_fallbacks_show, NULL);
+
+static atomic64_t *km_wsync_sizes(struct km_conf *conf)
+{
+	return conf->wsync_stats.sizes;
+}
+
+/* Windows started, by size in rows. */
+static ssize_t km_wide_sync_window_rows_show(struct mddev *mddev, char *page)
+{
+	return km_show_lines(mddev, page, km_wsync_size_names, KM_WS_SIZES,
+			     km_wsync_sizes);
+}
+
+static struct md_sysfs_entry km_attr_wide_sync_window_rows =
+	__ATTR(wide_sync_window_rows, 0444, km_wide_sync_window_rows_show,
+	       NULL);
+
+KM_SHOW(wide_sync_max_rows, READ_ONCE(conf->wsync_max_rows));
+
+/* 0 syncs by rows only; else the most rows a sync window takes. */
+static ssize_t km_wide_sync_max_rows_store(struct mddev *mddev,
+					   const char *page, size_t len)
+{
+	struct km_conf *conf;
+	unsigned int val;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) ||
+	    val > KM_WSYNC_MAX_ROWS || val == 1)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->wsync_max_rows, val);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_wide_sync_max_rows =
+	__ATTR(wide_sync_max_rows, 0644, km_wide_sync_max_rows_show,
+	       km_wide_sync_max_rows_store);
+
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
@@ -98,6 +314,28 @@ static struct attribute *km_attrs[] = {
 	&km_attr_bad_blocks_recorded.attr,
 	&km_attr_bad_blocks_cleared.attr,
 	&km_attr_discards.attr,
+	&km_attr_wide_read_min_rows.attr,
+	&km_attr_wide_reads.attr,
+	&km_attr_wide_read_bytes.attr,
+	&km_attr_wide_read_rows.attr,
+	&km_attr_wide_member_reads.attr,
+	&km_attr_wide_member_read_bytes.attr,
+	&km_attr_wide_run_waits.attr,
+	&km_attr_wide_read_fallbacks.attr,
+	&km_attr_wide_write_max_stripes.attr,
+	&km_attr_wide_writes.attr,
+	&km_attr_wide_write_stripes.attr,
+	&km_attr_wide_write_member_writes.attr,
+	&km_attr_wide_write_fallbacks.attr,
+	&km_attr_wide_sync_max_rows.attr,
+	&km_attr_wide_sync_windows.attr,
+	&km_attr_wide_sync_rows.attr,
+	&km_attr_wide_sync_whole.attr,
+	&km_attr_wide_sync_member_bios.attr,
+	&km_attr_wide_sync_member_bytes.attr,
+	&km_attr_wide_sync_jobs.attr,
+	&km_attr_wide_sync_window_rows.attr,
+	&km_attr_wide_sync_fallbacks.attr,
 	NULL,
 };
 

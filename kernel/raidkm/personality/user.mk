@@ -1,14 +1,20 @@
-# The km personality's user-space parts: the layout/plan unit test and the
+# The km personality's user-space parts: the layout and plan unit tests and the
 # guest benchmarks (make bench-vm, make bench-reshape).
 KM_PERS := $(TOP)/kernel/raidkm/personality
 
 $(BUILD)/tests/layout_test: $(TOP)/tests/unit/layout_test.c $(KM_PERS)/layout.c \
-		$(KM_PERS)/layout.h $(KM_PERS)/plan.c $(KM_PERS)/plan.h
+		$(KM_PERS)/layout.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
-		$(KM_PERS)/layout.c $(KM_PERS)/plan.c
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
+		$(KM_PERS)/layout.c
 
-UNIT_TESTS += $(BUILD)/tests/layout_test
+$(BUILD)/tests/plan_test: $(TOP)/tests/unit/plan_test.c $(KM_PERS)/plan.c \
+		$(KM_PERS)/plan.h
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/plan_test.c \
+		$(KM_PERS)/plan.c
+
+UNIT_TESTS += $(BUILD)/tests/layout_test $(BUILD)/tests/plan_test
 
 .PHONY: bench-vm
 bench-vm: vm-image

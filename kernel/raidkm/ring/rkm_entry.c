@@ -36,8 +36,26 @@ void rkm_sqe_read(const struct raidkm_sqe *shared, struct raidkm_sqe *e)
 	e->nstripes = rkm_ring_read_once(shared->nstripes);
 	e->ndesc = rkm_ring_read_once(shared->ndesc);
 	e->mask = rkm_ring_read_once(shared->mask);
-	for (i = 0; i < 4; i++)
+	e->want = rkm_ring_read_once(shared->want);
+	for (i = 0; i < 3; i++)
 		e->__resv[i] = rkm_ring_read_once(shared->__resv[i]);
+}
+
+/*
+ * want: with RAIDKM_FEAT_DECODE_WANT, a DECODE's non-empty subset of its
+ * (checked) mask; zero otherwise.  NULL when legal, else the reason.
+ */
+static const char *sqe_want_bad(const struct raidkm_sqe *e,
+				const struct rkm_shm_limits *l)
+{
+	if (!(l->features & RAIDKM_FEAT_DECODE_WANT) ||
+	    e->op != RAIDKM_OP_DECODE)
+		return e->want ? "want set without a DECODE_WANT decode" : NULL;
+	if (!e->want)
+		return "want empty";
+	if (e->want & ~e->mask)
+		return "want not a subset of the erasure mask";
+	return NULL;
 }
 
 int rkm_sqe_check(const struct raidkm_sqe *e, const struct rkm_shm_limits *l,
@@ -51,8 +69,7 @@ int rkm_sqe_check(const struct raidkm_sqe *e, const struct rkm_shm_limits *l,
 		*why = "job id out of range";
 	else if (e->op < RAIDKM_OP_ENCODE || e->op > RAIDKM_OP_MAX)
 		*why = "unknown op";
-	else if (e->flags || e->__resv[0] || e->__resv[1] || e->__resv[2] ||
-		 e->__resv[3])
+	else if (e->flags || e->__resv[0] || e->__resv[1] || e->__resv[2])
 		*why = "reserved field set";
 	else if (k < RAIDKM_MIN_K || m < 1 || m > RAIDKM_MAX_M ||
 		 n > RAIDKM_MAX_N)
@@ -74,6 +91,8 @@ int rkm_sqe_check(const struct raidkm_sqe *e, const struct rkm_shm_limits *l,
 	else if ((e->op == RAIDKM_OP_ENCODE || e->op == RAIDKM_OP_CHECK) &&
 		 e->mask)
 		*why = "mask set for an op without one";
+	else
+		*why = sqe_want_bad(e, l);
 	return *why ? RAIDKM_ST_EINVAL : 0;
 }
 
@@ -90,22 +109,19 @@ static int delta_optional(const struct raidkm_sqe *e, __u32 i)
 	return !(e->mask & ((__u64)1 << c));
 }
 
-int rkm_desc_is_output(const struct raidkm_sqe *e, __u32 i)
+/* The role of descriptor entry @i of a checked entry (old data: input) */
+static int desc_role(const struct raidkm_sqe *e, __u32 i)
 {
-	__u32 n = e->k + e->m, c;
+	__u32 n = e->k + e->m;
 
 	if (i >= e->nstripes * n)
-		return 0;	/* DELTA's old data */
-	c = i % n;
-	switch (e->op) {
-	case RAIDKM_OP_ENCODE:
-	case RAIDKM_OP_DELTA:
-		return c >= e->k;
-	case RAIDKM_OP_DECODE:
-		return !!(e->mask & ((__u64)1 << c));
-	default:
-		return 0;
-	}
+		return RKM_CHUNK_IN;	/* DELTA's old data */
+	return rkm_chunk_role(e->op, e->k, e->mask, e->want, i % n);
+}
+
+int rkm_desc_is_output(const struct raidkm_sqe *e, __u32 i)
+{
+	return desc_role(e, i) == RKM_CHUNK_OUT;
 }
 
 int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
@@ -126,6 +142,13 @@ int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
 		if (off == RAIDKM_OFF_NONE && e->op == RAIDKM_OP_DELTA &&
 		    delta_optional(e, i))
 			continue;
+		if (e->op == RAIDKM_OP_DECODE &&
+		    desc_role(e, i) == RKM_CHUNK_UNUSED) {
+			if (off == RAIDKM_OFF_NONE)
+				continue;
+			*why = "unwanted erased chunk described";
+			return RAIDKM_ST_EINVAL;
+		}
 		if (off % RAIDKM_OFF_ALIGN || off > l->arena_size - e->len) {
 			*why = "chunk offset outside the arena or misaligned";
 			return RAIDKM_ST_EINVAL;

@@ -156,6 +156,12 @@ struct rkm_shm_limits {
 	 * chunk anywhere in the arena (an older kernel end).
 	 */
 	__u64 stage_start;
+	/*
+	 * RAIDKM_FEAT_* agreed at ATTACH (rkm_shm_limits() sets 0; the
+	 * daemon fills it in from the reply): sqe.want is legal only with
+	 * RAIDKM_FEAT_DECODE_WANT.
+	 */
+	__u64 features;
 };
 
 void rkm_shm_limits(const struct raidkm_shm_hdr *h, struct rkm_shm_limits *l);
@@ -186,7 +192,8 @@ int rkm_sqe_check(const struct raidkm_sqe *e, const struct rkm_shm_limits *l,
 
 /*
  * Is descriptor entry @i of a checked entry an output chunk (ENCODE and
- * DELTA: parity; DECODE: an erased chunk)?  Everything else is an input.
+ * DELTA: parity; DECODE: a wanted erased chunk)?  Everything else is an
+ * input or unused (rkm_chunk_role).
  */
 int rkm_desc_is_output(const struct raidkm_sqe *e, __u32 i);
 
@@ -199,6 +206,58 @@ int rkm_desc_is_output(const struct raidkm_sqe *e, __u32 i);
 int rkm_desc_read(const struct raidkm_sqe *e, const __u64 *desc,
 		  const struct rkm_shm_limits *l, __u64 *offs,
 		  const char **why);
+
+/* ---------------------------------------------------------------------- */
+/* Descriptors: the job-to-descriptor encoding (rkm_desc.c)               */
+/* ---------------------------------------------------------------------- */
+
+/* What chunk i of a stripe is to a job */
+enum rkm_chunk_role {
+	/* RAIDKM_OFF_NONE (DELTA: unchanged data; DECODE: erased, unwanted) */
+	RKM_CHUNK_UNUSED = 0,
+	RKM_CHUNK_IN,		/* read */
+	RKM_CHUNK_OUT,		/* written */
+};
+
+/*
+ * The role of chunk @i (0..k+m-1) of a stripe in a job of @op with @mask
+ * and, for DECODE, @want (the chunks rebuilt; 0: all of mask).
+ */
+int rkm_chunk_role(__u8 op, __u32 k, __u64 mask, __u64 want, __u32 i);
+
+/* A job's stripe as its submitter holds it: chunk pointers */
+struct rkm_desc_job {
+	__u8 op;		/* RAIDKM_OP_* */
+	__u32 k, m;
+	__u32 len;
+	__u64 mask;
+	__u64 want;		/* DECODE: chunks described as outputs; 0: mask */
+	void *const *chunk;	/* [k + m]: data, then parity */
+	void *const *old;	/* DELTA: [k] old data */
+};
+
+/*
+ * The arena offset of the @len bytes at @p: 0 and *off set, or non-zero
+ * when they are not (all) in the arena.
+ */
+typedef int (*rkm_desc_off_fn)(void *ctx, const void *p, __u32 len,
+			       __u64 *off);
+
+/* rkm_desc_encode's @out_off: outputs described where their chunks lie */
+#define RKM_DESC_IN_PLACE	(~(__u64)0)
+
+/*
+ * Describe stripe @st of an entry of @ns stripes (the uapi layout) into
+ * @desc, or with @desc NULL only check it: inputs at the offsets @off_of
+ * gives for their chunks; outputs consecutive from arena offset @out_off
+ * (staging: their chunk pointers are not looked at) or, with
+ * RKM_DESC_IN_PLACE, where their chunks lie; unused entries
+ * RAIDKM_OFF_NONE.  Returns the chunk bytes described, or 0 when a chunk
+ * the job reads (or, in place, writes) is NULL or outside the arena.
+ */
+__u32 rkm_desc_encode(const struct rkm_desc_job *j, __u64 *desc, __u32 st,
+		      __u32 ns, __u64 out_off, rkm_desc_off_fn off_of,
+		      void *ctx);
 
 /* ---------------------------------------------------------------------- */
 /* Completion entries: kernel-side validation                             */

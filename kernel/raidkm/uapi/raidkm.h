@@ -302,9 +302,19 @@ struct raidkm_shm_hdr {
  * without it is refused with -EPROTO.
  */
 #define RAIDKM_FEAT_RO_INPUT	(1ull << 2)
+/*
+ * sqe.want honoured: a DECODE rebuilds only the erased chunks set in
+ * want, and only those are described as outputs (the other erased
+ * chunks' descriptor entries are RAIDKM_OFF_NONE).  A daemon asks for it
+ * only when every backend it codes with writes just the wanted chunks;
+ * without it the kernel describes every erased chunk as an output, as
+ * before, and uses only the wanted ones.
+ */
+#define RAIDKM_FEAT_DECODE_WANT	(1ull << 3)
 #define RAIDKM_FEAT_ALL		(RAIDKM_FEAT_NEED_WAKEUP | \
 				 RAIDKM_FEAT_CHECK_BITMAP | \
-				 RAIDKM_FEAT_RO_INPUT)
+				 RAIDKM_FEAT_RO_INPUT | \
+				 RAIDKM_FEAT_DECODE_WANT)
 
 /* ====================================================================== */
 /* Ring entries                                                           */
@@ -313,7 +323,7 @@ struct raidkm_shm_hdr {
 /* sqe.op */
 enum raidkm_op {
 	RAIDKM_OP_ENCODE = 1,	/* chunk[0..k-1] -> chunk[k..k+m-1] */
-	RAIDKM_OP_DECODE = 2,	/* rebuild chunks set in mask (1..m bits) */
+	RAIDKM_OP_DECODE = 2,	/* rebuild chunks set in want (mask: erased) */
 	RAIDKM_OP_DELTA = 3,	/* parity ^= f(old[i] ^ chunk[i]), i in mask */
 	RAIDKM_OP_CHECK = 4,	/* per stripe: consistent or not */
 	RAIDKM_OP_MAX = 4,
@@ -334,17 +344,29 @@ enum raidkm_op {
  * so ndesc = nstripes * (k + m), plus nstripes * k for DELTA.  Chunk c
  * occupies arena bytes [off, off + len).  For DELTA, entries of data
  * chunks whose bit is clear in mask (both new and old) may be
- * RAIDKM_OFF_NONE; every other entry names a chunk in the arena.
+ * RAIDKM_OFF_NONE; for DECODE with a want, entries of chunks in mask but
+ * not in want must be RAIDKM_OFF_NONE; every other entry names a chunk
+ * in the arena.
+ *
+ * DECODE: the chunks not in mask are the survivors (the first k of them
+ * are read).  want (RAIDKM_FEAT_DECODE_WANT agreed) is the non-empty
+ * subset of mask the job rebuilds: only those chunks are outputs.  The
+ * kernel may mark more chunks erased than were lost, to choose which k
+ * survivors are read.  Without the feature, and for every other op, want
+ * is zero and a DECODE rebuilds every chunk in mask.
  *
  * The daemon must check: op known; k >= RAIDKM_MIN_K, 1 <= m <=
  * RAIDKM_MAX_M, k + m <= RAIDKM_MAX_N; len a non-zero multiple of
  * RAIDKM_LEN_ALIGN and <= hdr->max_len; 1 <= nstripes <= hdr->max_stripes;
  * id < hdr->nslots; ndesc equal to the formula above and ndesc * 8 <=
  * desc_slot_size; mask legal for op (DECODE: 1..m bits below k + m;
- * DELTA: 1+ bits below k; ENCODE, CHECK: 0); flags and reserved zero;
- * every offset a multiple of RAIDKM_OFF_ALIGN with off + len <=
- * arena_size; with RAIDKM_FEAT_RO_INPUT, every output chunk (ENCODE and
- * DELTA: chunks k..k+m-1 of each stripe; DECODE: the chunks in mask)
+ * DELTA: 1+ bits below k; ENCODE, CHECK: 0); want legal (DECODE with
+ * RAIDKM_FEAT_DECODE_WANT: a non-empty subset of mask; else 0); flags
+ * and reserved zero; every offset a multiple of RAIDKM_OFF_ALIGN with
+ * off + len <= arena_size, or RAIDKM_OFF_NONE where allowed above; with
+ * RAIDKM_FEAT_RO_INPUT, every output chunk (ENCODE and
+ * DELTA: chunks k..k+m-1 of each stripe; DECODE: the chunks in want, or
+ * in mask without a want)
  * inside staging (off >= stage_off - arena_off) and every other chunk
  * before it (off + len <= stage_off - arena_off).  A bad entry is answered with status -EINVAL; the daemon
  * does not touch the arena for it.  (An entry whose id is out of range
@@ -362,7 +384,8 @@ struct raidkm_sqe {
 	__u32 nstripes;		/* stripes in this job, 1..max_stripes */
 	__u32 ndesc;		/* __u64 offsets used in the descriptor slot */
 	__u64 mask;		/* DECODE: erased chunks; DELTA: changed data */
-	__u64 __resv[4];	/* zero */
+	__u64 want;		/* DECODE: the chunks rebuilt (FEAT_DECODE_WANT) */
+	__u64 __resv[3];	/* zero */
 };
 
 /*
