@@ -141,6 +141,6 @@ else
 fi
 
 [ $retried -gt 0 ] &&
-	echo "note: $retried guest boot(s) crashed before their scenario ran and were booted again (RETRY lines above)"
+	echo "note: $retried guest boot(s) crashed or hung before their scenario ran and were booted again (RETRY lines above)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

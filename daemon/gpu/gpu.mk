@@ -44,25 +44,25 @@ RKG_HDRS := $(wildcard $(RKG_DIR)/*.h) $(TOP)/daemon/rkmd_backend.h \
 
 $(RKG_OBJ)/rkg_kernels.o: $(RKG_DIR)/rkg_kernels.cu $(RKG_DIR)/rkg.h
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -c -o $@ $<
+	$(Q_NVCC)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -c -o $@ $<
 
 $(RKG_OBJ)/rkg_jit.o: $(RKG_DIR)/rkg_jit.cu $(RKG_DIR)/rkg_jit.h $(RKG_DIR)/rkg.h
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+	$(Q_NVCC)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 $(RKG_BACKEND:%=$(RKG_OBJ)/%.o): $(RKG_OBJ)/%.o: $(RKG_DIR)/%.cu $(RKG_HDRS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+	$(Q_NVCC)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # the host-side C parts: NUMA placement, the multi-GPU backend, its status
 $(RKG_OBJ)/gpu_numa.o: $(RKG_DIR)/gpu_numa.c $(RKG_DIR)/gpu_numa.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
 $(RKG_MULTI:%=$(RKG_OBJ)/%.o): $(RKG_OBJ)/%.o: $(RKG_DIR)/%.c $(RKG_HDRS) \
 		$(TOP)/daemon/rkmd_log.h $(TOP)/daemon/rkmd_remap.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
 # raidkmd (daemon/daemon.mk) links $(RKMD_CUDA_OBJS) $(RKMD_CUDA_LIBS)
 $(BUILD)/bin/raidkmd: $(RKMD_CUDA_OBJS)
@@ -71,15 +71,15 @@ $(BUILD)/bin/raidkmd: $(RKMD_CUDA_OBJS)
 # and CPU backend objects (the bench compares against the CPU backend)
 $(RKG_OBJ)/log.o: $(TOP)/daemon/log.c $(TOP)/daemon/rkmd_log.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
 $(RKG_OBJ)/shm_remap.o: $(TOP)/daemon/shm_remap.c $(TOP)/daemon/rkmd_remap.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
 $(RKG_OBJ)/backend_cpu.o: $(TOP)/daemon/backend_cpu.c $(TOP)/daemon/rkmd_backend.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
 RKG_CHECK := $(RKG_OBJ)/gpu_check
 RKG_BENCH := $(RKG_OBJ)/gpu_bench
@@ -87,18 +87,18 @@ RKG_TOOLOBJS := $(RKMD_CUDA_OBJS) $(RKG_OBJ)/log.o $(RKG_OBJ)/shm_remap.o
 
 $(RKG_CHECK): $(RKG_DIR)/gpu_check.cu $(RKG_DIR)/gpu_util.h $(RKG_HDRS) \
 		$(RKG_TOOLOBJS) $(RKG_CODEC_LIB)
-	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -o $@ $< $(RKG_TOOLOBJS) $(RKG_CODEC_LIB) -lpthread
+	$(Q_NVCC)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -o $@ $< $(RKG_TOOLOBJS) $(RKG_CODEC_LIB) -lpthread
 
 $(RKG_BENCH): $(RKG_DIR)/gpu_bench.cu $(RKG_DIR)/gpu_util.h $(RKG_HDRS) \
 		$(RKG_TOOLOBJS) $(RKG_OBJ)/backend_cpu.o $(RKG_CODEC_LIB)
-	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -o $@ $< $(RKG_TOOLOBJS) $(RKG_OBJ)/backend_cpu.o \
+	$(Q_NVCC)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -o $@ $< $(RKG_TOOLOBJS) $(RKG_OBJ)/backend_cpu.o \
 		$(RKG_CODEC_LIB) -lpthread
 
 # the aggregate over every GPU against one, beside the copy ceiling
 RKG_AGG := $(RKG_OBJ)/gpu_aggregate
 $(RKG_AGG): $(RKG_DIR)/gpu_aggregate.cu $(RKG_DIR)/gpu_util.h $(RKG_HDRS) \
 		$(RKG_TOOLOBJS) $(RKG_CODEC_LIB)
-	$(NVCC) $(NVCCFLAGS) -o $@ $< $(RKG_TOOLOBJS) $(RKG_CODEC_LIB) -lpthread
+	$(Q_NVCC)$(NVCC) $(NVCCFLAGS) -o $@ $< $(RKG_TOOLOBJS) $(RKG_CODEC_LIB) -lpthread
 
 # through the daemon core and the loopback ring (daemon/daemon.mk)
 RKG_LOOP := $(RKG_OBJ)/gpu_loop
@@ -106,7 +106,7 @@ RKG_LOOP := $(RKG_OBJ)/gpu_loop
 $(RKG_LOOP): $(RKG_DIR)/gpu_loop.c $(RKMD_CUDA_OBJS) $(BUILD)/lib/librkmd.a \
 		$(BUILD)/lib/librkmring.a $(RKG_CODEC_LIB) \
 		$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_gpus.h
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -I$(TOP)/tools/ctl -pthread -o $@ $< \
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -I$(TOP)/tools/ctl -pthread -o $@ $< \
 		$(TOP)/tools/ctl/ctl_gpus.c $(RKMD_CUDA_OBJS) $(RKMD_LINK) $(RKMD_CUDA_LIBS)
 
 # CI builds everything (nothing runs it there)

@@ -13,7 +13,7 @@ $(GPU_LOOP_FAKE): $(TOP)/daemon/gpu/gpu_loop.c $(TOP)/tests/unit/fake_cuda.c \
 		$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_gpus.h \
 		$(RKMD_LIB) $(RKM_RING_LIB) $(RKMD_CODEC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -I$(TOP)/tools/ctl -pthread -o $@ \
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -I$(TOP)/tools/ctl -pthread -o $@ \
 		$(TOP)/daemon/gpu/gpu_loop.c $(TOP)/tests/unit/fake_cuda.c \
 		$(GPU_WORKER_C) $(TOP)/tools/ctl/ctl_gpus.c $(RKMD_LINK)
 

@@ -80,7 +80,7 @@ BENCH_WANT := $(BUILD)/bench/bench_want
 
 $(BENCH_WANT): $(TOP)/tools/bench/bench_want.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
 
 .PHONY: bench-want
 bench-want: $(BENCH_WANT)

@@ -21,7 +21,8 @@
 # Environment: RKM_QEMU (the QEMU command, default qemu-system-x86_64; may
 # be several words), RKM_KERNEL (the guest kernel image), RKM_IMAGE (the
 # base initramfs), RKM_LOGDIR, RKM_CPIO (cpio, or "busybox cpio"),
-# RKM_HOST_RAIDKMD (raidkmd for --bridge, default build/bin/raidkmd).
+# RKM_HOST_RAIDKMD (raidkmd for --bridge, default build/bin/raidkmd),
+# RKM_BOOT_LIMIT (seconds for the guest kernel to reach /init, default 120).
 #
 # A scenario fails when it exits non-zero, runs past its "# timeout:",
 # the guest dies, or the kernel prints WARNING:/BUG:/Oops/Call Trace.
@@ -47,6 +48,7 @@ logdir=${RKM_LOGDIR:-}
 read -r -a cpio <<<"${RKM_CPIO:-cpio}"
 kver=${KVER:-$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
 one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt=""
+boot_limit=${RKM_BOOT_LIMIT:-120}
 read -r -a qemu <<<"${RKM_QEMU:-qemu-system-x86_64}"
 host_raidkmd=${RKM_HOST_RAIDKMD:-$top/build/bin/raidkmd}
 scenarios=()
@@ -163,6 +165,25 @@ bridge_run() {
 # boot LOG SCENARIO...: one guest running the given scenarios in order;
 # $boot_args (extra qemu arguments) and $boot_phase apply to it
 boot_args=() boot_phase=1
+# boot_watch PID LOG: wait for the guest (PID: its timeout), ending it
+# when its kernel has not reached /init's RKM-BOOTED within $boot_limit s
+# (Debian's kernel alone hanging while it boots under TCG, before any
+# scenario or raidkm code ran); LOG then ends with RKM-BOOT-HUNG
+boot_watch() {
+	local pid=$1 log=$2 i=0
+	while ! grep -q RKM-BOOTED "$log" 2>/dev/null && alive "$pid"; do
+		if [ $i -ge $((boot_limit * 2)) ]; then
+			kill "$pid" 2>/dev/null
+			wait "$pid"
+			echo "RKM-BOOT-HUNG: /init not reached after $boot_limit s" >>"$log"
+			return
+		fi
+		i=$((i + 1))
+		sleep 0.5
+	done
+	wait "$pid"
+}
+
 boot() {
 	local log=$1; shift
 	rm -f "$log.host"
@@ -203,7 +224,8 @@ boot() {
 		timeout -k 5 "$total" "${cmd[@]}" </dev/null 2>&1 | tee "$log" |
 			while IFS= read -r line; do shown "${line%$'\r'}"; done
 	else
-		timeout -k 5 "$total" "${cmd[@]}" </dev/null >"$log" 2>&1
+		timeout -k 5 "$total" "${cmd[@]}" </dev/null >"$log" 2>&1 &
+		boot_watch $! "$log"
 	fi
 	rm -rf "$work"
 }
@@ -251,22 +273,29 @@ verdict() {
 	return 1
 }
 
-# boot_once LOG SCENARIO...: boot; when the guest kernel crashes before
-# /init reached RKM-BOOTED (before any scenario or raidkm code ran: a
-# crash of Debian's kernel alone under TCG, e.g. 6.12's "Oops: int3" in
-# its own text patching at 1 s), say so and boot again, twice at most.
+# boot_once LOG SCENARIO...: boot; when the guest kernel crashes or hangs
+# before /init reached RKM-BOOTED (before any scenario or raidkm code ran:
+# Debian's kernel alone under TCG, e.g. 6.12's "Oops: int3" in its own
+# text patching at 1 s, or 6.1 stopping at 5 s after "Loading
+# compiled-in X.509 certificates"), say so and boot again, twice at most.
 # A crash after RKM-BOOTED is the scenario's and fails it.
 boot_once() {
-	local log=$1 try
+	local log=$1 try why
 	shift
 	for try in 1 2 3; do
 		boot "$log" "$@"
 		grep -q "RKM-BOOTED" "$log" && return 0
-		grep -Eq "$bad_kernel" "$log" || return 0
+		if grep -q "RKM-BOOT-HUNG" "$log"; then
+			why="hung while booting"
+		elif grep -Eq "$bad_kernel" "$log"; then
+			why="crashed while booting"
+		else
+			return 0
+		fi
 		[ $try = 3 ] && return 0
 		cp "$log" "$log.bootcrash$try"
-		echo "RETRY $tag/$(basename "$1" .sh): guest kernel crashed while booting, before any scenario ran (see $log.bootcrash$try)"
-		grep -E -m3 "$bad_kernel" "$log" | sed 's/^/    /'
+		echo "RETRY $tag/$(basename "$1" .sh): guest kernel $why, before any scenario ran (see $log.bootcrash$try)"
+		grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG" "$log" | sed 's/^/    /'
 	done
 }
 

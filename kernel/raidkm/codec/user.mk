@@ -79,11 +79,11 @@ UNIT_TESTS += $(RKM_CODEC_WTEST) $(RKM_CODEC_WKTEST)
 
 $(RKM_CODEC_WTEST): $(TOP)/tests/unit/codec_want_test.c $(RKM_CODEC_LIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_LIB) -lpthread
 
 $(RKM_CODEC_WKTEST): $(TOP)/tests/unit/codec_want_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
 
 .PHONY: codec-lib
 codec-lib: $(RKM_CODEC_LIB)
