@@ -14,6 +14,7 @@
  *   write_gen.c the coherence rule between member writes and wide reads
  *   claim.c   member rows taken away from the stripe cache (discard, sync)
  *   wide_sync.c rebuild, resync and check by windows of many rows
+ *   wide_write.c full stripes: one encode job and one bio per member
  *
  * See Documentation/personality.rst.
  */
