@@ -14,16 +14,7 @@ rmmod brd 2>/dev/null
 
 N=6 M=2 MIB=8
 ramdisks 5 $MIB
-check modprobe sd_mod
-check modprobe scsi_debug dev_size_mb=$MIB sector_size=512 opts=0
-sd=""
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	sd=$(ls /sys/block | grep '^sd' | head -1)
-	[ -n "$sd" ] && [ -b /dev/$sd ] && break
-	sleep 1
-done
-[ -b "/dev/$sd" ] || fail "no scsi_debug disk"
-note "scsi_debug disk /dev/$sd"
+scsi_debug_disk $MIB
 load_raidkm
 S=/sys/block/md0/md
 P=/sys/module/scsi_debug/parameters

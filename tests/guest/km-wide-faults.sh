@@ -15,15 +15,7 @@ rmmod brd 2>/dev/null
 
 N=6 M=2 MIB=8
 ramdisks 7 $MIB
-check modprobe sd_mod
-check modprobe scsi_debug dev_size_mb=$MIB sector_size=512 opts=0
-sd=""
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	sd=$(ls /sys/block | grep '^sd' | head -1)
-	[ -n "$sd" ] && [ -b /dev/$sd ] && break
-	sleep 1
-done
-[ -b "/dev/$sd" ] || fail "no scsi_debug disk"
+scsi_debug_disk $MIB
 check modprobe dm-mod
 load_raidkm
 S=/sys/block/md0/md

@@ -22,19 +22,7 @@
 #include <string.h>
 #include "personality/layout.h"
 
-static int failures;
-
-static void report(const char *name, const char *why)
-{
-	if (why) {
-		printf("FAIL %s: %s\n", name, why);
-		failures++;
-	} else {
-		printf("PASS %s\n", name);
-	}
-}
-
-static char msg[256];
+#include "unit_report.h"
 
 /* parity rotation the bijection and parity checks run with */
 static int rot;

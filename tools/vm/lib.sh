@@ -40,6 +40,22 @@ ramdisks() {
 	done
 }
 
+# scsi_debug_disk MIB: one scsi_debug disk of MIB MiB (the parameters it
+# needs for medium errors, opts=0 until a scenario sets them); its name
+# (sda...) in $sd
+scsi_debug_disk() {
+	check modprobe sd_mod
+	check modprobe scsi_debug dev_size_mb="$1" sector_size=512 opts=0
+	sd=""
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sd=$(ls /sys/block | grep '^sd' | head -1)
+		[ -n "$sd" ] && [ -b /dev/$sd ] && break
+		sleep 1
+	done
+	[ -b "/dev/$sd" ] || fail "no scsi_debug disk"
+	note "scsi_debug disk /dev/$sd"
+}
+
 # members N [FIRST]: "/dev/ramFIRST ... /dev/ram<FIRST+N-1>"
 members() {
 	i=${2:-0}

@@ -15,6 +15,7 @@
  *   claim.c   member rows taken away from the stripe cache (discard, sync)
  *   wide_sync.c rebuild, resync and check by windows of many rows
  *   wide_write.c full stripes: one encode job and one bio per member
+ *   wide_buf.c  the wide paths' buffers: arena runs, carving, bio pages
  *
  * See Documentation/personality.rst.
  */
@@ -333,6 +334,12 @@ struct km_conf {
 	bool reshaping;			/* either conf of a reshape */
 };
 
+/* @rdev when it is there and not Faulty, else NULL. */
+static inline struct md_rdev *km_live(struct md_rdev *rdev)
+{
+	return rdev && !test_bit(Faulty, &rdev->flags) ? rdev : NULL;
+}
+
 /* Where @conf's rows start on @rdev. */
 static inline sector_t km_data_offset(struct km_conf *conf,
 				      struct md_rdev *rdev)
@@ -387,9 +394,17 @@ void km_wide_exit(struct km_conf *conf);
 sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
 void km_wide_read(struct km_conf *conf, struct bio *bio);
 void km_wide_start_waiting(struct work_struct *work);
+
+/* wide_buf.c: the wide paths' buffers */
+void *km_wide_own_buf(size_t bytes);
+bool km_wide_run_fits(unsigned int pages);
 void *km_wide_get_run(struct km_conf *conf, unsigned int pages, bool *arena);
-void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages);
-struct page *km_wide_buf_page(void *addr, bool arena);
+void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages,
+		     bool arena);
+void km_wide_carve(void *run, unsigned int rows, km_mask_t which, int n,
+		   void **buf);
+void km_wide_add_pages(struct bio *bio, void *addr, unsigned int pages,
+		       bool arena);
 
 /* wide_write.c */
 #define KM_WIDE_DEFAULT_WRITE_STRIPES	256

@@ -15,11 +15,6 @@
  */
 #include "km.h"
 
-static struct md_rdev *km_live(struct md_rdev *rdev)
-{
-	return rdev && !test_bit(Faulty, &rdev->flags) ? rdev : NULL;
-}
-
 /*
  * Whether @rdev holds valid data for member sectors [@sector, +@sectors):
  * rebuilt there, and no bad-block record (badblocks.c).

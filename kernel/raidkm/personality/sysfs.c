@@ -119,7 +119,6 @@ static const char *const km_wide_fallback_names[KM_WF_NR] = {
 	[KM_WF_LOST]		= "too_many_lost",
 };
 
-
 /* 0 turns wide reads off; else the fewest rows a read must cover. */
 KM_KNOB(wide_read_min_rows, wide_min_rows,
 	val <= (RAIDKM_MAX_LEN >> PAGE_SHIFT));
@@ -169,19 +168,22 @@ static ssize_t km_show_lines(struct mddev *mddev, char *page,
 	return ret;
 }
 
-static atomic64_t *km_wide_fallbacks(struct km_conf *conf)
-{
-	return conf->wide_stats.fallbacks;
-}
+/* A read-only file of "name count" lines: @_names over conf->@_field[]. */
+#define KM_LINES_ATTR(_name, _names, _nr, _field)			\
+static atomic64_t *km_##_name##_counters(struct km_conf *conf)		\
+{									\
+	return conf->_field;						\
+}									\
+static ssize_t km_##_name##_show(struct mddev *mddev, char *page)	\
+{									\
+	return km_show_lines(mddev, page, _names, _nr,			\
+			     km_##_name##_counters);			\
+}									\
+static struct md_sysfs_entry km_attr_##_name =				\
+	__ATTR(_name, 0444, km_##_name##_show, NULL)
 
-static ssize_t km_wide_read_fallbacks_show(struct mddev *mddev, char *page)
-{
-	return km_show_lines(mddev, page, km_wide_fallback_names, KM_WF_NR,
-			     km_wide_fallbacks);
-}
-
-static struct md_sysfs_entry km_attr_wide_read_fallbacks =
-	__ATTR(wide_read_fallbacks, 0444, km_wide_read_fallbacks_show, NULL);
+KM_LINES_ATTR(wide_read_fallbacks, km_wide_fallback_names, KM_WF_NR,
+	      wide_stats.fallbacks);
 
 /* Full stripes in one job (wide_write.c) */
 KM_RO_ATTR(wide_writes, atomic64_read(&conf->wide_stats.writes));
@@ -189,55 +191,19 @@ KM_RO_ATTR(wide_write_stripes, atomic64_read(&conf->wide_stats.write_stripes));
 KM_RO_ATTR(wide_write_member_writes,
 	   atomic64_read(&conf->wide_stats.write_member_writes));
 
-static atomic64_t *km_wide_write_fallbacks(struct km_conf *conf)
-{
-	return conf->wide_stats.write_fallbacks;
-}
-
-static ssize_t km_wide_write_fallbacks_show(struct mddev *mddev, char *page)
-{
-	return km_show_lines(mddev, page, km_wide_fallback_names, KM_WF_NR,
-			     km_wide_write_fallbacks);
-}
-
-static struct md_sysfs_entry km_attr_wide_write_fallbacks =
-	__ATTR(wide_write_fallbacks, 0444, km_wide_write_fallbacks_show, NULL);
-
+KM_LINES_ATTR(wide_write_fallbacks, km_wide_fallback_names, KM_WF_NR,
+	      wide_stats.write_fallbacks);
 
 /* 0 writes full stripes by rows; else the most stripes of one job. */
 KM_KNOB(wide_write_max_stripes, wide_write_max_stripes,
 	val <= KM_WIDE_DEFAULT_WRITE_STRIPES);
 
-static atomic64_t *km_wsync_fallbacks(struct km_conf *conf)
-{
-	return conf->wsync_stats.fallbacks;
-}
+KM_LINES_ATTR(wide_sync_fallbacks, km_wsync_fallback_names, KM_WS_NR,
+	      wsync_stats.fallbacks);
 
-static ssize_t km_wide_sync_fallbacks_show(struct mddev *mddev, char *page)
-{
-	return km_show_lines(mddev, page, km_wsync_fallback_names, KM_WS_NR,
-			     km_wsync_fallbacks);
-}
-
-static struct md_sysfs_entry km_attr_wide_sync_fallbacks =
-	__ATTR(wide_sync_fallbacks, 0444, km_wide_sync_fallbacks_show, NULL);
-
-static atomic64_t *km_wsync_sizes(struct km_conf *conf)
-{
-	return conf->wsync_stats.sizes;
-}
-
-/* Windows started, by size in rows. */
-static ssize_t km_wide_sync_window_rows_show(struct mddev *mddev, char *page)
-{
-	return km_show_lines(mddev, page, km_wsync_size_names, KM_WS_SIZES,
-			     km_wsync_sizes);
-}
-
-static struct md_sysfs_entry km_attr_wide_sync_window_rows =
-	__ATTR(wide_sync_window_rows, 0444, km_wide_sync_window_rows_show,
-	       NULL);
-
+/* Windows synced whole, by size in rows. */
+KM_LINES_ATTR(wide_sync_window_rows, km_wsync_size_names, KM_WS_SIZES,
+	      wsync_stats.sizes);
 
 /* 0 syncs by rows only; else the most rows a sync window takes. */
 KM_KNOB(wide_sync_max_rows, wsync_max_rows,

@@ -3,13 +3,13 @@
 KM_PERS := $(TOP)/kernel/raidkm/personality
 
 $(BUILD)/tests/layout_test: $(TOP)/tests/unit/layout_test.c $(KM_PERS)/layout.c \
-		$(KM_PERS)/layout.h
+		$(KM_PERS)/layout.h $(TOP)/tests/unit/unit_report.h
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/layout_test.c \
 		$(KM_PERS)/layout.c
 
 $(BUILD)/tests/plan_test: $(TOP)/tests/unit/plan_test.c $(KM_PERS)/plan.c \
-		$(KM_PERS)/plan.h
+		$(KM_PERS)/plan.h $(TOP)/tests/unit/unit_report.h
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $(TOP)/tests/unit/plan_test.c \
 		$(KM_PERS)/plan.c

@@ -26,7 +26,6 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/highmem.h>
-#include <linux/sched/mm.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include "km.h"
@@ -85,13 +84,6 @@ static km_mask_t km_span_data(const struct km_span *s)
 	return km_mask_all(s->dhi + 1) & ~km_mask_all(s->dlo);
 }
 
-static struct md_rdev *km_live_rdev(struct km_conf *conf, int member)
-{
-	struct md_rdev *rdev = rcu_dereference(conf->disks[member].rdev);
-
-	return rdev && !test_bit(Faulty, &rdev->flags) ? rdev : NULL;
-}
-
 /*
  * The chunks of @s's stripe that cannot be read over the member rows
  * [@msector, +@sectors); *@bad when a member that otherwise holds them has
@@ -108,7 +100,7 @@ static km_mask_t km_wide_lost(struct km_conf *conf, const struct km_span *s,
 	rcu_read_lock();
 	for (i = 0; i < g->n; i++) {
 		int member = km_chunk_member(g, s->stripe, i);
-		struct md_rdev *rdev = km_live_rdev(conf, member);
+		struct md_rdev *rdev = km_live(rcu_dereference(conf->disks[member].rdev));
 
 		if (rdev && km_rdev_bad(rdev, msector, sectors))
 			*bad = true;
@@ -204,62 +196,9 @@ static void km_wide_put_rdevs(struct km_wide *w)
 	}
 }
 
-/*
- * Give an arena run back: a wide read waiting for one may start, a wide
- * write waiting in km_wide_get_run() may take it.
- */
-void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages)
-{
-	rkm_arena_free_run(run, pages);
-	if (!list_empty_careful(&conf->wide_waiting))
-		queue_work(conf->retry_wq, &conf->wide_work);
-	wake_up(&conf->wide_run_wait);
-}
-
-static void *km_wide_own_buffers(unsigned int pages)
-{
-	unsigned int noio = memalloc_noio_save();
-	void *p = kvmalloc((size_t)pages << PAGE_SHIFT, GFP_KERNEL);
-
-	memalloc_noio_restore(noio);
-	return p;
-}
-
-/*
- * A run of @pages for a caller that may sleep (wide writes): from the
- * arena, waiting for one to be freed, or (more than the run zone holds)
- * memory of its own, whose jobs are coded on the CPU.  NULL: no memory.
- */
-void *km_wide_get_run(struct km_conf *conf, unsigned int pages, bool *arena)
-{
-	u64 total, free, fallbacks;
-	void *run = NULL;
-
-	rkm_arena_run_counts(&total, &free, &fallbacks);
-	*arena = pages <= total;
-	if (!*arena)
-		return km_wide_own_buffers(pages);
-	wait_event(conf->wide_run_wait,
-		   (run = rkm_arena_alloc_run(pages)) != NULL);
-	return run;
-}
-
-/* Page of a wide buffer at @addr (an arena run, or kvmalloc'd). */
-struct page *km_wide_buf_page(void *addr, bool arena)
-{
-	if (arena || is_vmalloc_addr(addr))
-		return vmalloc_to_page(addr);
-	return virt_to_page(addr);
-}
-
 static void km_wide_free_run(struct km_wide *w)
 {
-	if (!w->run)
-		return;
-	if (w->run_arena)
-		km_wide_put_run(w->conf, w->run, w->run_pages);
-	else
-		kvfree(w->run);
+	km_wide_put_run(w->conf, w->run, w->run_pages, w->run_arena);
 	w->run = NULL;
 }
 
@@ -401,7 +340,6 @@ static void km_wide_submit_reads(struct km_wide *w)
 {
 	struct km_conf *conf = w->conf;
 	int i;
-	unsigned int j;
 
 	if (!km_gen_read_begin(conf, w->span.stripe, &w->gen)) {
 		km_wide_fallback(w, KM_WF_RACE);
@@ -420,11 +358,7 @@ static void km_wide_submit_reads(struct km_wide *w)
 		wb = container_of(bio, struct km_wide_bio, bio);
 		wb->w = w;
 		bio->bi_iter.bi_sector = w->msector + km_data_offset(conf, rdev);
-		for (j = 0; j < w->rows; j++)
-			__bio_add_page(bio, km_wide_buf_page((char *)w->buf[i] +
-							     (j << PAGE_SHIFT),
-							     w->run_arena),
-				       PAGE_SIZE, 0);
+		km_wide_add_pages(bio, w->buf[i], w->rows, w->run_arena);
 		bio->bi_end_io = km_wide_end_read;
 		atomic_inc(&w->pending);
 		atomic64_inc(&conf->wide_stats.member_reads);
@@ -439,15 +373,10 @@ static void km_wide_submit_reads(struct km_wide *w)
 }
 
 /* Point every read or decoded chunk at its part of the run. */
-static void km_wide_carve(struct km_wide *w)
+static void km_wide_carve_read(struct km_wide *w)
 {
-	unsigned int slot = 0;
-	int i;
-
-	for (i = 0; i < w->conf->geom.n; i++)
-		if ((w->surv | w->want) & km_bit(i))
-			w->buf[i] = (char *)w->run +
-				    ((slot++ * w->rows) << PAGE_SHIFT);
+	km_wide_carve(w->run, w->rows, w->surv | w->want, w->conf->geom.n,
+		      w->buf);
 }
 
 /* An arena run for @w, or false (it stays waiting). */
@@ -457,7 +386,7 @@ static bool km_wide_take_run(struct km_wide *w)
 	if (!w->run)
 		return false;
 	w->run_arena = true;
-	km_wide_carve(w);
+	km_wide_carve_read(w);
 	return true;
 }
 
@@ -489,14 +418,12 @@ void km_wide_start_waiting(struct work_struct *work)
 static bool km_wide_buffers(struct km_wide *w)
 {
 	struct km_conf *conf = w->conf;
-	u64 total, free, fallbacks;
 
 	w->run_pages = km_popcount(w->surv | w->want) * w->rows;
-	rkm_arena_run_counts(&total, &free, &fallbacks);
-	if (w->run_pages > total) {
-		w->run = km_wide_own_buffers(w->run_pages);
+	if (!km_wide_run_fits(w->run_pages)) {
+		w->run = km_wide_own_buf((size_t)w->run_pages << PAGE_SHIFT);
 		if (w->run)
-			km_wide_carve(w);
+			km_wide_carve_read(w);
 		return true;
 	}
 	spin_lock_irq(&conf->wide_lock);

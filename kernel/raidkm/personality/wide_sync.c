@@ -44,8 +44,6 @@
 #include <linux/blkdev.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
-#include <linux/vmalloc.h>
-#include <linux/sched/mm.h>
 #include "km.h"
 #include "../rkm_arena.h"
 #include "../offload.h"
@@ -94,11 +92,6 @@ static sector_t km_wsync_sectors(struct km_wsync *w)
 static void km_wsync_count(struct km_conf *conf, enum km_wsync_fallback why)
 {
 	atomic64_inc(&conf->wsync_stats.fallbacks[why]);
-}
-
-static struct md_rdev *km_live(struct md_rdev *rdev)
-{
-	return rdev && !test_bit(Faulty, &rdev->flags) ? rdev : NULL;
 }
 
 /* Whether @rdev holds member sectors [@lo, @lo + @sectors) rebuilt. */
@@ -212,34 +205,6 @@ static sector_t km_wsync_bitmap_end(struct km_conf *conf, sector_t lo,
 	return min(pos, end) & ~KM_ROW_MASK;
 }
 
-static struct page *km_wsync_page(struct km_wsync *w, void *addr)
-{
-	if (w->run_arena || is_vmalloc_addr(addr))
-		return vmalloc_to_page(addr);
-	return virt_to_page(addr);
-}
-
-static void *km_wsync_kvmalloc(size_t bytes)
-{
-	unsigned int noio = memalloc_noio_save();
-	void *p = kvmalloc(bytes, GFP_KERNEL);
-
-	memalloc_noio_restore(noio);
-	return p;
-}
-
-/* Point every chunk read or decoded at its part of the run. */
-static void km_wsync_carve(struct km_wsync *w)
-{
-	unsigned int slot = 0;
-	int i;
-
-	for (i = 0; i < w->conf->geom.n; i++)
-		if ((w->read | w->want) & km_bit(i))
-			w->buf[i] = (char *)w->run +
-				    ((size_t)(slot++ * w->rows) << PAGE_SHIFT);
-}
-
 /*
  * Buffers for @w: an arena run (when every run is taken by windows in
  * flight, wait for them), or memory of its own where the arena has no run
@@ -248,11 +213,9 @@ static void km_wsync_carve(struct km_wsync *w)
 static bool km_wsync_buffers(struct km_wsync *w)
 {
 	struct km_conf *conf = w->conf;
-	u64 total, free, fallbacks;
 
 	w->run_pages = km_wsync_row_pages(w) * w->rows;
-	rkm_arena_run_counts(&total, &free, &fallbacks);
-	if (w->run_pages <= total) {
+	if (km_wide_run_fits(w->run_pages)) {
 		w->run = rkm_arena_alloc_run(w->run_pages);
 		if (!w->run && atomic_read(&conf->wsync_inflight)) {
 			wait_event(conf->wsync_wait,
@@ -261,15 +224,15 @@ static bool km_wsync_buffers(struct km_wsync *w)
 		}
 		w->run_arena = w->run != NULL;
 	} else {
-		w->run = km_wsync_kvmalloc((size_t)w->run_pages << PAGE_SHIFT);
+		w->run = km_wide_own_buf((size_t)w->run_pages << PAGE_SHIFT);
 	}
 	if (!w->run)
 		return false;
-	km_wsync_carve(w);
+	km_wide_carve(w->run, w->rows, w->read | w->want, conf->geom.n, w->buf);
 	if (w->mode == KM_SYNC_RECOVER)
 		return true;
-	w->scratch = km_wsync_kvmalloc((size_t)conf->geom.m * w->rows *
-				       PAGE_SIZE);
+	w->scratch = km_wide_own_buf((size_t)conf->geom.m * w->rows *
+				      PAGE_SIZE);
 	return w->scratch != NULL;
 }
 
@@ -279,14 +242,7 @@ static void km_wsync_free_buffers(struct km_wsync *w)
 
 	kvfree(w->scratch);
 	w->scratch = NULL;
-	if (!w->run)
-		return;
-	if (w->run_arena) {
-		/* a wide read or write may wait for the pages */
-		km_wide_put_run(conf, w->run, w->run_pages);
-	} else {
-		kvfree(w->run);
-	}
+	km_wide_put_run(conf, w->run, w->run_pages, w->run_arena);
 	w->run = NULL;
 }
 
@@ -376,7 +332,6 @@ static struct bio *km_wsync_bio(struct km_wsync *w, struct md_rdev *rdev,
 	struct km_conf *conf = w->conf;
 	struct km_wsync_bio *wb;
 	struct bio *bio;
-	unsigned int j;
 
 	bio = bio_alloc_bioset(rdev->bdev, w->rows, opf, GFP_NOIO,
 			       &conf->wsync_bio_set);
@@ -384,10 +339,7 @@ static struct bio *km_wsync_bio(struct km_wsync *w, struct md_rdev *rdev,
 	wb->w = w;
 	wb->rdev = rdev;
 	bio->bi_iter.bi_sector = w->claim.lo + km_data_offset(conf, rdev);
-	for (j = 0; j < w->rows; j++)
-		__bio_add_page(bio, km_wsync_page(w, (char *)w->buf[i] +
-						  ((size_t)j << PAGE_SHIFT)),
-			       PAGE_SIZE, 0);
+	km_wide_add_pages(bio, w->buf[i], w->rows, w->run_arena);
 	bio->bi_end_io = end_io;
 	md_sync_acct_bio(bio, km_wsync_sectors(w));
 	atomic64_inc(&conf->wsync_stats.member_bios);
@@ -428,16 +380,9 @@ static struct md_rdev *km_wsync_target(struct km_wsync *w, int i, bool repl)
 {
 	struct km_conf *conf = w->conf;
 	int member = km_chunk_member(&conf->geom, w->cstripe, i);
-	struct md_rdev *rdev;
 
-	if (repl)
-		return km_get_replacement(conf, member);
-	rcu_read_lock();
-	rdev = km_live(rcu_dereference(conf->disks[member].rdev));
-	if (rdev)
-		atomic_inc(&rdev->nr_pending);
-	rcu_read_unlock();
-	return rdev;
+	return repl ? km_get_replacement(conf, member) :
+		      km_write_rdev(conf, member);
 }
 
 /* One write per rebuilt member and replacement over the whole window. */

@@ -151,10 +151,7 @@ static void km_wwrite_free(struct km_wwrite *w)
 	struct km_conf *conf = w->conf;
 
 	km_wwrite_put_rdevs(w);
-	if (w->run_arena)
-		km_wide_put_run(conf, w->run, w->run_pages);
-	else
-		kvfree(w->run);
+	km_wide_put_run(conf, w->run, w->run_pages, w->run_arena);
 	kfree(w);
 	km_wwrite_leave(conf);
 }
@@ -262,7 +259,7 @@ static void km_wwrite_submit_member(struct km_wwrite *w, int j, bool repl)
 	struct md_rdev *rdev = repl ? w->repl[j] : w->rdev[j];
 	struct km_wwrite_bio *wb;
 	struct bio *bio;
-	unsigned int t, p;
+	unsigned int t;
 
 	bio = bio_alloc_bioset(rdev->bdev, w->stripes * w->chunk_pages,
 			       REQ_OP_WRITE | (w->fua ? REQ_FUA : 0), GFP_NOIO,
@@ -277,10 +274,7 @@ static void km_wwrite_submit_member(struct km_wwrite *w, int j, bool repl)
 		char *base = (char *)w->buf[c] +
 			     ((unsigned long)t * w->chunk_pages << PAGE_SHIFT);
 
-		for (p = 0; p < w->chunk_pages; p++)
-			__bio_add_page(bio, km_wide_buf_page(base + (p << PAGE_SHIFT),
-							     w->run_arena),
-				       PAGE_SIZE, 0);
+		km_wide_add_pages(bio, base, w->chunk_pages, w->run_arena);
 	}
 	bio->bi_end_io = km_wwrite_end_io;
 	atomic_inc(&w->pending);
