@@ -4,11 +4,13 @@
 # lost data chunk of every chunk stripe (a wide read: 16 rows, decoded),
 # while a writer rewrites, over and over, another data chunk of the
 # stripe being read with new random data (a partial-stripe write: that
-# chunk and the parity change on the members).  The test hook wide_race_delay_ms holds each wide
-# read 100 ms between its member reads and its coherence check, so writes
-# land in the window: the check must send those reads to the row path
-# (write_race counted) and every read must return the lost chunk's data,
-# which nobody wrote.  At the end the whole array matches the image the
+# chunk and the parity change on the members) while that stripe is even.
+# The test hook wide_race_delay_ms holds each wide read 100 ms between
+# its member reads and its coherence check, so writes land in the window
+# of the even stripes' reads: the check must send those reads to the row
+# path (write_race counted), the odd stripes' reads (no writer) must go
+# wide, and every read must return the lost chunk's data, which nobody
+# wrote.  At the end the whole array matches the image the
 # writer kept, and check finds no mismatch after a rebuild.
 # timeout: 600
 . /lib/raidkm/lib.sh
@@ -41,11 +43,13 @@ chunk_sum() {	# FILE INDEX [iflag]
 }
 
 # the writer rewrites, over and over, another data chunk of the stripe
-# the reader is reading (/tmp/cur)
+# the reader is reading (/tmp/cur, replaced whole by rename) when that
+# stripe is even; it idles on odd ones
 writer() {
 	writes=0
 	while [ ! -e /tmp/stop ]; do
 		s=$(cat /tmp/cur)
+		if [ $((s % 2)) = 1 ]; then sleep 0.05; continue; fi
 		d=$(lost_chunk $s)
 		w=$((s * K + (d + 1) % K))
 		dd if=/dev/urandom of=/tmp/w bs=${CH}k count=1 2>/dev/null
@@ -59,7 +63,7 @@ writer() {
 
 echo 4 > $S/km/wide_read_min_rows
 echo 100 > $P/wide_race_delay_ms || fail "no wide_race_delay_ms hook"
-echo 1 > /tmp/cur
+echo 0 > /tmp/cur
 writer &
 wpid=$!
 round=0
@@ -68,7 +72,7 @@ while [ $round -lt 3 ]; do
 	while [ $s -lt $stripes ]; do
 		d=$(lost_chunk $s)
 		if [ $d -ge 0 ]; then
-			echo $s > /tmp/cur
+			echo $s > /tmp/cur.new && mv /tmp/cur.new /tmp/cur
 			i=$((s * K + d))
 			got=$(chunk_sum /dev/md0 $i direct)
 			want=$(chunk_sum /tmp/img $i)
