@@ -3,10 +3,13 @@
 # Prints PASS/FAIL per test and ends with "N passed, N failed".
 #
 # usage: run-tests.sh [--unit "PROG..."] [--kernels "KVER..."]
-#                     [--guest "SCENARIO..."] [--lanes N]
+#                     [--guest "SCENARIO..."] [--lanes N] [--full]
 # Guest scenarios run once per kernel (default: run-scenario.sh's), the
 # newest kernel first; each kernel's guest image must have been built
-# (make vm-images).
+# (make vm-images).  Of a scenario's sweep (lib.sh's share: geometries,
+# codec forms, upstream tests) kernel I of N runs the items j with
+# j % N == I, so that each check runs every item once and every scenario
+# on every kernel; --full runs every item on every kernel.
 #
 # --lanes N runs the suites of up to N kernels at the same time, each in
 # its own lane (one guest at a time per lane).  An emulated guest keeps
@@ -17,13 +20,14 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-unit="" guest="" kernels="" lanes=1
+unit="" guest="" kernels="" lanes=1 full=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unit) unit=$2; shift ;;
 	--guest) guest=$2; shift ;;
 	--kernels) kernels=$2; shift ;;
 	--lanes) lanes=$2; shift ;;
+	--full) full=1 ;;
 	*) echo "run-tests: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -66,13 +70,15 @@ for t in $unit; do
 	echo "    ($(($(date +%s) - start)) s)"
 done
 
-# guest_suite KVER|default: every scenario on one kernel, one boot at a
-# time, adding to passed/failed/retried (out is the suite's own scratch
-# file, so that lanes do not share one)
+# guest_suite KVER|default SHARE: every scenario on one kernel, one boot
+# at a time, with SHARE (I/N) of their sweeps, adding to
+# passed/failed/retried (out is the suite's own scratch file, so that
+# lanes do not share one)
 guest_suite() {
 	local k=$1 s runner rc kopt=() out=$tmp/out.$1
+	export RKM_SHARE=$2
 	[ "$k" = default ] || kopt=(--kernel "$k")
-	[ -n "$guest" ] && [ "$k" != default ] && echo "=== kernel $k"
+	[ -n "$guest" ] && [ "$k" != default ] && echo "=== kernel $k (sweeps: share $2)"
 	for s in $guest; do
 		echo "=== guest: ${s#"$top"/}${kopt[1]:+ on $k}"
 		# a scenario with a "# runner: PATH" header (PATH from the top
@@ -87,14 +93,14 @@ guest_suite() {
 	done
 }
 
-# lane I KVER: one kernel's suite in the background, its output in
+# lane I KVER SHARE: one kernel's suite in the background, its output in
 # $tmp/lane.I and its counts in $tmp/lane.I.n
 lane() {
 	: >"$tmp/lane.$1"	# before tail opens it
 	(
 		# shellcheck disable=SC2030 # the lane's own counts, read back below
 		passed=0 failed=0 retried=0
-		guest_suite "$2"
+		guest_suite "$2" "$3"
 		echo "$passed $failed $retried" >"$tmp/lane.$1.n"
 	) >"$tmp/lane.$1" 2>&1 &
 	lane_pid[$1]=$!
@@ -109,8 +115,11 @@ running() {
 
 # shellcheck disable=SC2086 # one word per kernel
 set -- ${kernels:-default}
+# share I: kernel I's share of the sweeps
+share() { [ $full = 1 ] && echo 0/1 || echo "$1/$(($# - 1))"; }
 if [ "$lanes" -eq 1 ] || [ $# -eq 1 ] || [ -z "$guest" ]; then
-	for k in "$@"; do guest_suite "$k"; done
+	i=0
+	for k in "$@"; do guest_suite "$k" "$(share $i "$@")"; i=$((i + 1)); done
 else
 	lane_pid=() tail_pid=""
 	trap 'kill "${lane_pid[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -118,7 +127,7 @@ else
 	for k in "$@"; do
 		# at most $lanes suites at once: wait for one to end
 		while [ "$(running)" -ge "$lanes" ]; do wait -n; done
-		lane $i "$k"
+		lane $i "$k" "$(share $i "$@")"
 		if [ $i -eq 0 ]; then
 			tail -n +1 -f --pid="${lane_pid[0]}" "$tmp/lane.0" &
 			tail_pid=$!
