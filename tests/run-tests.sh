@@ -4,6 +4,9 @@
 #
 # usage: run-tests.sh [--unit "PROG..."] [--kernels "KVER..."]
 #                     [--guest "SCENARIO..."] [--lanes N] [--full]
+#                     [--unit-jobs N]
+# The unit tests run up to N at a time (default: the number of CPUs),
+# each reported whole, in list order.
 # Guest scenarios run once per kernel (default: run-scenario.sh's), the
 # newest kernel first; each kernel's guest image must have been built
 # (make vm-images).  Of a scenario's sweep (lib.sh's share: geometries,
@@ -20,7 +23,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-unit="" guest="" kernels="" lanes=1 full=0
+unit="" guest="" kernels="" lanes=1 full=0 unit_jobs=$(nproc)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--unit) unit=$2; shift ;;
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--kernels) kernels=$2; shift ;;
 	--lanes) lanes=$2; shift ;;
 	--full) full=1 ;;
+	--unit-jobs) unit_jobs=$2; shift ;;
 	*) echo "run-tests: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -35,6 +39,9 @@ done
 
 case $lanes in
 '' | *[!0-9]* | 0) echo "run-tests: --lanes wants a positive number, not '$lanes'" >&2; exit 2 ;;
+esac
+case $unit_jobs in
+'' | *[!0-9]* | 0) echo "run-tests: --unit-jobs wants a positive number, not '$unit_jobs'" >&2; exit 2 ;;
 esac
 
 passed=0 failed=0 retried=0
@@ -59,16 +66,42 @@ tally() {
 	failed=$((failed + f))
 }
 
-for t in $unit; do
-	echo "=== unit: ${t#"$top"/}"
-	start=$(date +%s)
-	"$t" >"$out" 2>&1
-	rc=$?
-	# keep the log short on success, whole on failure
-	if [ $rc -eq 0 ]; then grep -E '^(PASS|FAIL) ' "$out"; else cat "$out"; fi
-	tally "unit/$(basename "$t")" $rc
-	echo "    ($(($(date +%s) - start)) s)"
+# the unit tests, up to $unit_jobs at a time (a test's output in its own
+# scratch file), reported whole in list order as they end
+read -r -a units <<<"$unit"
+unit_run() {	# I PROG: run unit test I in the background
+	(
+		t0=$(date +%s)
+		"$2" >"$tmp/u.$1" 2>&1
+		echo "$? $(($(date +%s) - t0))" >"$tmp/u.$1.tmp"
+		mv "$tmp/u.$1.tmp" "$tmp/u.$1.rc"
+	) &
+}
+unit_next=0
+unit_report() {	# report the ended tests that come next in the list
+	local rc secs t
+	while [ $unit_next -lt ${#units[@]} ] && [ -e "$tmp/u.$unit_next.rc" ]; do
+		t=${units[$unit_next]}
+		read -r rc secs <"$tmp/u.$unit_next.rc"
+		out=$tmp/u.$unit_next
+		echo "=== unit: ${t#"$top"/}"
+		# keep the log short on success, whole on failure
+		if [ "$rc" -eq 0 ]; then grep -E '^(PASS|FAIL) ' "$out"; else cat "$out"; fi
+		tally "unit/$(basename "$t")" "$rc"
+		echo "    ($secs s)"
+		unit_next=$((unit_next + 1))
+	done
+}
+for ((i = 0; i < ${#units[@]}; i++)); do
+	while [ "$(jobs -rp | wc -l)" -ge "$unit_jobs" ]; do
+		wait -n
+		unit_report
+	done
+	unit_run $i "${units[$i]}"
 done
+wait
+unit_report
+out=$tmp/out
 
 # guest_suite KVER|default SHARE: every scenario on one kernel, one boot
 # at a time, with SHARE (I/N) of their sweeps, adding to
