@@ -16,7 +16,8 @@
  *      km_plan_verify_level: Curry's rule) the one bad chunk is located
  *      (a LOCATE job, or with lost chunks by trying each suspect: decode
  *      it from the others, check), the read gets the rebuilt data and
- *      the chunk is written back to its member under a row claim.
+ *      the chunk is written back to its member under a row claim (from
+ *      a copy, after the read ended and the run was given back).
  *
  * Coherence is write_gen.c's rule, as for wide reads: member reads start
  * only with no write of the chunk stripe in flight and are used only if
@@ -72,6 +73,7 @@ struct km_verify {
 	void *buf[RKM_MAX_N];		/* per codec chunk */
 	void *scratch;			/* m chunks: CHECK/LOCATE */
 	void *spare;			/* a suspect chunk rebuilt */
+	int fixed;			/* the chunk corrected, or -1 */
 	struct md_rdev *rdev[RKM_MAX_N];
 	atomic_t pending;
 	bool read_failed;
@@ -433,11 +435,12 @@ static int km_verify_locate(struct km_verify *v)
 }
 
 /*
- * Write rebuilt chunk @j back to the member it was read from, with the
- * rows claimed from the stripe cache and only if no write of the chunk
- * stripe started since the reads (it would be newer).  Whether written.
+ * Write @data (chunk @j rebuilt) back to the member it was read from,
+ * with the rows claimed from the stripe cache and only if no write of
+ * the chunk stripe started since the reads (it would be newer).  Whether
+ * written.
  */
-static bool km_verify_rewrite(struct km_verify *v, int j)
+static bool km_verify_rewrite(struct km_verify *v, int j, void *data)
 {
 	struct km_conf *conf = v->conf;
 	struct md_rdev *rdev = v->rdev[j];
@@ -452,7 +455,7 @@ static bool km_verify_rewrite(struct km_verify *v, int j)
 
 		km_gen_write_begin(conf, v->span.stripe);
 		bio = km_wide_member_bio(conf, rdev, REQ_OP_WRITE, v->msector,
-					 v->spare, v->rows, v->run_arena);
+					 data, v->rows, false);
 		ok = !submit_bio_wait(bio);
 		bio_put(bio);
 		km_gen_write_end(conf, v->span.stripe);
@@ -463,16 +466,45 @@ static bool km_verify_rewrite(struct km_verify *v, int j)
 	return ok;
 }
 
-/* The check failed: correct the one bad chunk if the level allows. */
-static enum km_verify_end km_verify_correct(struct km_verify *v)
+/*
+ * The read got chunk @j rebuilt; write it back from @copy (memory of its
+ * own: the arena run is given back before the rows are claimed, so that a
+ * wide write holding a claim there never waits for our run) and say so.
+ */
+static void km_verify_write_back(struct km_verify *v, int j, void *copy)
 {
 	struct km_conf *conf = v->conf;
 	struct km_geom *g = &conf->geom;
-	int j, member;
+	bool written = copy && km_verify_rewrite(v, j, copy);
+
+	pr_warn_ratelimited("md/km:%s: read_verify: corrected %s chunk %d on member %d at member sector %llu (%u sectors)%s\n",
+			    mdname(conf->mddev), j < g->k ? "data" : "parity",
+			    j < g->k ? j : j - g->k,
+			    km_chunk_member(g, v->span.stripe, j),
+			    (unsigned long long)v->msector, km_verify_len(v),
+			    written ? "" : ", not rewritten");
+	kvfree(copy);
+}
+
+/* A copy of the rebuilt chunk in the spare for the write back, or NULL. */
+static void *km_verify_keep(struct km_verify *v)
+{
+	size_t bytes = (size_t)v->rows << PAGE_SHIFT;
+	void *copy = km_wide_own_buf(bytes);
+
+	if (copy)
+		memcpy(copy, v->spare, bytes);
+	return copy;
+}
+
+/* The check failed: locate the one bad chunk if the level allows. */
+static enum km_verify_end km_verify_correct(struct km_verify *v)
+{
+	struct km_conf *conf = v->conf;
 
 	atomic64_inc(&conf->verify_stats.mismatches);
-	j = v->level == KM_VERIFY_CORRECT ? km_verify_locate(v) : -1;
-	if (j < 0) {
+	v->fixed = v->level == KM_VERIFY_CORRECT ? km_verify_locate(v) : -1;
+	if (v->fixed < 0) {
 		pr_err_ratelimited("md/km:%s: read_verify: parity mismatch in chunk stripe %llu, member sectors %llu+%u, %s: read failed\n",
 				   mdname(conf->mddev),
 				   (unsigned long long)v->span.stripe,
@@ -480,19 +512,12 @@ static enum km_verify_end km_verify_correct(struct km_verify *v)
 				   km_verify_len(v),
 				   v->level == KM_VERIFY_CORRECT ?
 				   "no single chunk explains it" :
-				   "not correctable");
+				   "detect only");
 		return KM_VE_FAILED;
 	}
-	/* the spare holds chunk j rebuilt: written back, then read from */
-	member = km_chunk_member(g, v->span.stripe, j);
-	pr_warn_ratelimited("md/km:%s: read_verify: corrected %s chunk %d on member %d at member sector %llu (%u sectors)%s\n",
-			    mdname(conf->mddev), j < g->k ? "data" : "parity",
-			    j < g->k ? j : j - g->k, member,
-			    (unsigned long long)v->msector,
-			    km_verify_len(v),
-			    km_verify_rewrite(v, j) ? "" : ", not rewritten");
 	atomic64_inc(&conf->verify_stats.corrected);
-	v->buf[j] = v->spare;
+	/* the spare holds the chunk rebuilt: the read gets it */
+	v->buf[v->fixed] = v->spare;
 	return KM_VE_CORRECTED;
 }
 
@@ -509,21 +534,29 @@ static enum km_verify_end km_verify_check(struct km_verify *v)
 	return r ? KM_VE_GOOD : km_verify_correct(v);
 }
 
+static void km_verify_put_run(struct km_verify *v)
+{
+	km_wide_put_run(v->conf, v->run, v->run_pages, v->run_arena);
+	v->run = NULL;
+}
+
 static void km_verify_free(struct km_verify *v)
 {
 	struct km_conf *conf = v->conf;
 
 	km_verify_put_rdevs(v);
-	km_wide_put_run(conf, v->run, v->run_pages, v->run_arena);
+	km_verify_put_run(v);
 	kfree(v);
 	if (atomic_dec_and_test(&conf->active_reads))
 		wake_up(&conf->wait_for_quiescent);
 }
 
+/* End the read as @how says; then write a corrected chunk back. */
 static void km_verify_finish(struct km_verify *v, enum km_verify_end how)
 {
 	struct km_conf *conf = v->conf;
 	struct bio *bio = v->bio;
+	void *copy = NULL;
 
 	if (how == KM_VE_ROWS) {
 		atomic64_inc(&conf->verify_stats.unverified);
@@ -537,7 +570,12 @@ static void km_verify_finish(struct km_verify *v, enum km_verify_end how)
 			km_wide_fill(conf, bio, &v->span, v->buf);
 		}
 	}
+	if (how == KM_VE_CORRECTED)
+		copy = km_verify_keep(v);
 	bio_endio(bio);
+	km_verify_put_run(v);
+	if (how == KM_VE_CORRECTED)
+		km_verify_write_back(v, v->fixed, copy);
 	km_verify_free(v);
 }
 
