@@ -1,4 +1,4 @@
-# covers: km: verified reads (read_verify); km: silent corruption
+# covers: km: verified reads (read_verify); km: silent corruption; raidkmd: serving
 # Verified reads (km/read_verify): silent corruption planted on a member
 # behind md's back (dd to the ramdisk) with each mode.  off returns the
 # bad data (fio's crc32c verify fails: the problem is real); detect fails
@@ -9,6 +9,12 @@
 # is detect-only with two and verifies nothing with three, saying so in
 # the kernel log and read_verify_state; m=1 detects only.  The arrays of
 # the sweep (m2, m3, m1) are shared between the kernels of a check.
+# Last, on every kernel, 4+2 served by raidkmd (cpu backend): the daemon
+# codes every verified read's CHECK, and a correction's DECODE and CHECK
+# (its LOCATE stays on the CPU), the data verifies and the rewrite leaves
+# no mismatch.  Its deadline is raised as in offload-fio: with the default
+# 50 ms the emulated guest's daemon misses one during the first writes
+# and is dropped, after which everything is coded on the CPU, unseen.
 # timeout: 240
 . /lib/raidkm/lib.sh
 rmmod brd 2>/dev/null
@@ -69,9 +75,10 @@ create() {
 stop() {
 	check mdadm_km --stop /dev/md0
 	wait_md_gone md0
-	for i in 0 1 2 3 4 5; do
-		dd if=/dev/zero of=/dev/ram$i bs=1M count=1 2>/dev/null
-	done
+	# zeroed members for the next case: it creates with --assume-clean
+	# and its check covers the whole array, beyond what it wrote
+	check rmmod brd
+	ramdisks 6 8
 }
 
 # 4+2: off, detect, correct on a data chunk and on a parity chunk
@@ -164,7 +171,64 @@ case_m1() {
 	stop
 }
 
-for c in $(share m2 m3 m1); do
+# rkm_dump: raidkm's offload counters and the array's verify counters
+rkm_dump() {
+	grep -H . $RKM_SYS/* $K/read_verify* 2>/dev/null | sed 's|.*/||'
+}
+
+# served WHAT CPU: since $o, $cpu and $r were taken, raidkmd is still
+# attached, returned no wrong result and at most CPU jobs (LOCATE) ran on
+# the CPU; sets $r (verified reads), $o and $cpu (jobs coded by raidkmd and
+# on the CPU) to what was done since
+served() {
+	r=$(($(cat $K/read_verify_reads) - r))
+	o=$(($(rkm_stat jobs_offloaded) - o)) cpu=$(($(rkm_stat jobs_cpu) - cpu))
+	echo "served, $1: $r verified reads, $o jobs coded by raidkmd, $cpu on the CPU"
+	[ "$(rkm_stat daemon_state)" = running ] ||
+		{ rkm_dump; fail "$1: raidkmd dropped ($(rkm_stat daemon_state)): its jobs went to the CPU"; }
+	[ "$(rkm_stat verify_mismatches)" = 0 ] || fail "$1: raidkmd returned wrong results"
+	[ $cpu -le $2 ] || { rkm_dump; fail "$1: $cpu jobs coded on the CPU"; }
+}
+
+# served: raidkmd (cpu backend) codes the verified reads' jobs: every
+# CHECK of a clean read, and a correction's DECODE and CHECK (its LOCATE
+# runs on the CPU: the ring has no such op)
+case_served() {
+	note "4+2 served by raidkmd"
+	check sh -c "echo 10000 >/sys/module/raidkm/parameters/deadline_ms"
+	start_raidkmd
+	create 6 2
+	mode detect
+	o=$(rkm_stat jobs_offloaded) cpu=$(rkm_stat jobs_cpu)
+	r=$(cat $K/read_verify_reads)
+	fiov $A --verify_only
+	served "detect" 0
+	[ $r -ge 16 ] && [ $o -ge $r ] ||
+		{ rkm_dump; fail "$r verified reads, $o jobs coded by raidkmd"; }
+	note "served: correct returns good data and rewrites the chunk"
+	plant 3 21
+	mode correct
+	o=$(rkm_stat jobs_offloaded) cpu=$(rkm_stat jobs_cpu)
+	r=$(cat $K/read_verify_reads) x=$(cat $K/read_verify_corrected)
+	fiov $A --verify_only
+	dmesg | grep -q "corrected data chunk 3 on member 3 at member sector 0" ||
+		{ rkm_dump; fail "served: data chunk on ram3 not corrected"; }
+	x=$(($(cat $K/read_verify_corrected) - x))
+	served "correct" $x
+	# a CHECK per read; a read that corrects (every read of the bad
+	# chunk stripe that ran before the rewrite: each checks the whole
+	# stripe's rows) adds a DECODE and a CHECK, and its LOCATE on the CPU
+	[ $x -ge 1 ] && [ $o -ge $((r + 2 * x)) ] ||
+		{ rkm_dump; fail "$x corrected, $o jobs coded by raidkmd"; }
+	mode off
+	check_clean
+	kill -TERM $daemon
+	wait $daemon || fail "raidkmd exited $? on SIGTERM"
+	wait_daemon_state idle
+	stop
+}
+
+for c in $(share m2 m3 m1) served; do
 	case_$c
 done
 rmmod brd 2>/dev/null
