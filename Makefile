@@ -71,7 +71,7 @@ USER_BINS  :=		# user-space programs built by "make"
 UNIT_TESTS :=		# user-space test programs run by "make check"
 GUEST_BINS :=		# programs the guest image carries (besides mdadm, fio)
 
-.PHONY: all module modules mdadm user check check-full check-unit check-guest demo \
+.PHONY: all module modules mdadm user check check-build check-full check-unit check-guest demo \
 	clean mdheaders kernel-check deps
 
 all: module mdadm user
@@ -124,10 +124,16 @@ user: $(USER_BINS) $(UNIT_TESTS)
 # the Debian packages (tools/deb/deb.mk) are built and tested too
 # (each kernel runs its share of the scenarios' sweeps; check-full runs
 # every sweep whole on every kernel)
-check: all $(UNIT_TESTS) vm-images deb
+check: check-build
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS) $(DEB_TESTS)" \
 		--kernels "$(CHECK_KVERS)" --lanes $(CHECK_LANES) \
 		--guest "$(GUEST_SCENARIOS)" $(CHECK_FULL)
+
+# what check needs, built with a job per CPU (BUILD_JOBS; the kernel
+# module, mdadm, the CUDA objects and the images take a core each)
+BUILD_JOBS ?= -j$(shell nproc)
+check-build:
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(UNIT_TESTS) vm-images deb
 
 check-full:
 	@$(MAKE) --no-print-directory check CHECK_FULL=--full
@@ -153,7 +159,7 @@ else
 	@echo "  BUILD   raidkm.ko ($(KVER)), mdadm with km, raidkmd, tools, guest image"
 	@echo "          (every step in build/demo-build.log; the first time takes minutes)"
 	@t0=$$(date +%s); \
-	{ $(MAKE) --no-print-directory all $(VM_IMAGE); echo $$? >$(DEMO_LOG).rc; } 2>&1 | \
+	{ $(MAKE) --no-print-directory $(BUILD_JOBS) all $(VM_IMAGE); echo $$? >$(DEMO_LOG).rc; } 2>&1 | \
 		tee $(DEMO_LOG) | sed -unE 's|$(TOP)/||; \%$(DEMO_SHOW)%p'; \
 	if [ "$$(cat $(DEMO_LOG).rc)" != 0 ]; then \
 		tail -n 40 $(DEMO_LOG) >&2; \
