@@ -7,6 +7,7 @@
 #include <linux/sysfs.h>
 #include "km.h"
 #include "../uapi/raidkm.h"
+#include "../place.h"
 
 /* Run @fn on the array's conf under mddev->lock, if the array runs km. */
 static ssize_t km_show_u64(struct mddev *mddev, char *page,
@@ -209,6 +210,50 @@ KM_LINES_ATTR(wide_sync_window_rows, km_wsync_size_names, KM_WS_SIZES,
 KM_KNOB(wide_sync_max_rows, wsync_max_rows,
 	val <= KM_WSYNC_MAX_ROWS && val != 1);
 
+/*
+ * Where the array's jobs are coded while raidkmd is attached: default
+ * (the module parameter placement), auto, cpu or daemon.
+ */
+static ssize_t km_placement_show(struct mddev *mddev, char *page)
+{
+	struct km_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf && mddev->pers && mddev->pers->level == mddev->level)
+		ret = sysfs_emit(page, "%s\n",
+				 rkm_place_mode_name(READ_ONCE(conf->job_stats.placement)));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static ssize_t km_placement_store(struct mddev *mddev, const char *page,
+				  size_t len)
+{
+	struct km_conf *conf;
+	int mode, err;
+
+	if (len >= PAGE_SIZE)
+		return -EINVAL;
+	mode = rkm_place_mode_parse(page, 1);
+	if (mode < 0)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->job_stats.placement, mode);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_placement =
+	__ATTR(placement, 0644, km_placement_show, km_placement_store);
+
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
@@ -277,6 +322,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_wide_sync_jobs.attr,
 	&km_attr_wide_sync_window_rows.attr,
 	&km_attr_wide_sync_fallbacks.attr,
+	&km_attr_placement.attr,
 	NULL,
 };
 
