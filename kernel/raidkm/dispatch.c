@@ -418,14 +418,14 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	m = rkm_code_m(job->code);
 	if (!job_shape_ok(job, op, k, m))
 		return false;
-	/* where it finishes first, by what each side costs now */
-	if (!rkm_place_job_of(job, &pj) ||
-	    !rkm_place_to_daemon(job, &pj, READ_ONCE(d.ring_bytes)))
-		return false;
 	feat = READ_ONCE(d.features);
 	sset = staged_set(op, job, feat);
 	bytes = job_offsets(job, op, k, m, sset, NULL, 0, 1, 0);
 	if (!bytes)
+		return false;
+	/* where it finishes first, by what each side costs now */
+	if (!rkm_place_job_of(job, &pj) ||
+	    !rkm_place_to_daemon(job, &pj, READ_ONCE(d.ring_bytes)))
 		return false;
 	mask = (op == RAIDKM_OP_DECODE || op == RAIDKM_OP_DELTA) ? job->mask : 0;
 	want = op == RAIDKM_OP_DECODE ? rkm_job_want(job) : 0;
@@ -873,7 +873,8 @@ static void watchdog_fn(struct work_struct *w)
 		if (s->state != RKM_SLOT_INFLIGHT)
 			continue;
 		/* out longer than its estimate: the estimate grows now */
-		rkm_place_daemon_out(s->pop, s->pbytes, now_ns - s->opened_ns);
+		rkm_place_daemon_out(s->pop, s->pbytes, s->njobs, s->ahead,
+				     now_ns - s->opened_ns);
 		if (!time_after(now, s->deadline))
 			continue;
 		late++;

@@ -181,8 +181,9 @@ void rkm_place_run_cpu(struct rkm_job *job);
  */
 void rkm_place_daemon_entry(int op, u64 job_bytes, u32 njobs, u64 ahead,
 			    u64 ns, bool failed);
-/* An entry of jobs of @job_bytes is still out after @ns (watchdog) */
-void rkm_place_daemon_out(int op, u64 job_bytes, u64 ns);
+/* An entry as above is still out after @ns (watchdog) */
+void rkm_place_daemon_out(int op, u64 job_bytes, u32 njobs, u64 ahead,
+			  u64 ns);
 /* A daemon attached (its estimates start afresh) or went away */
 void rkm_place_attached(bool attached);
 /* At load: the codec's measured MB/s seeds the CPU's estimates */

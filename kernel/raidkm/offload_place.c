@@ -185,9 +185,11 @@ void rkm_place_daemon_entry(int op, u64 job_bytes, u32 njobs, u64 ahead,
 				      ahead, ns, ktime_get_ns());
 }
 
-void rkm_place_daemon_out(int op, u64 job_bytes, u64 ns)
+void rkm_place_daemon_out(int op, u64 job_bytes, u32 njobs, u64 ahead,
+			  u64 ns)
 {
-	rkm_place_daemon_late(&est, op, job_bytes, ns, ktime_get_ns());
+	rkm_place_daemon_late(&est, op, job_bytes, job_bytes * njobs, ahead,
+			      ns, ktime_get_ns());
 }
 
 void rkm_place_attached(bool attached)

@@ -284,14 +284,18 @@ void rkm_place_daemon_failed(struct rkm_place_est *est, int op,
 }
 
 void rkm_place_daemon_late(struct rkm_place_est *est, int op,
-			   rkm_u64 job_bytes, rkm_u64 ns, rkm_u64 now)
+			   rkm_u64 job_bytes, rkm_u64 bytes, rkm_u64 ahead,
+			   rkm_u64 ns, rkm_u64 now)
 {
 	struct rkm_place_cell *c = rkm_place_cell_of(est, op, job_bytes);
+	rkm_u64 expect;
 
-	if (!c || ns <= rkm_read_once(c->d_ns))
+	if (!c)
 		return;
-	rkm_write_once(c->d_ns, rkm_place_clamp(ns, RKM_PLACE_MAX_NS));
-	rkm_write_once(c->d_at, now);
+	expect = rkm_read_once(c->d_ns) +
+		 rkm_place_ps(rkm_read_once(c->d_ps), ahead + bytes);
+	if (ns > expect)
+		rkm_place_daemon_done(est, op, job_bytes, bytes, ahead, ns, now);
 }
 
 void rkm_place_daemon_reset(struct rkm_place_est *est)

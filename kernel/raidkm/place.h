@@ -140,9 +140,13 @@ void rkm_place_daemon_done(struct rkm_place_est *est, int op,
 /* A daemon job of that class failed: its estimate is inflated at once */
 void rkm_place_daemon_failed(struct rkm_place_est *est, int op,
 			     rkm_u64 job_bytes, rkm_u64 now);
-/* A daemon job of that class is still out after @ns: at least that */
+/*
+ * A ring entry as for rkm_place_daemon_done() is still out after @ns:
+ * past what the estimates expect of it, that is a (lower-bound) sample.
+ */
 void rkm_place_daemon_late(struct rkm_place_est *est, int op,
-			   rkm_u64 job_bytes, rkm_u64 ns, rkm_u64 now);
+			   rkm_u64 job_bytes, rkm_u64 bytes, rkm_u64 ahead,
+			   rkm_u64 ns, rkm_u64 now);
 /* A new daemon: forget what the last one measured */
 void rkm_place_daemon_reset(struct rkm_place_est *est);
 

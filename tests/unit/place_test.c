@@ -16,7 +16,8 @@
  *                        with jobs in flight; a mild slow-down too
  *   place_failing_daemon one failed job moves the class to the CPU; it is
  *                        explored again later
- *   place_late_daemon    a job out longer than the CPU's cost counts
+ *   place_late_daemon    an entry out longer than expected counts as a
+ *                        slow sample; behind a deep queue it is expected
  *   place_stale          a side whose estimate is old gets one job
  *   place_queue_depth    a deep ring moves waited jobs to the CPU, a
  *                        busy CPU moves them to the daemon
@@ -238,11 +239,17 @@ static void test_late_daemon(void)
 	measured(&e, RKM_PLACE_DECODE, b);
 	rkm_place_cpu_done(&e, RKM_PLACE_DECODE, b, b * 60 / 1000, now);
 	/* out for less than its estimate: nothing changes */
-	rkm_place_daemon_late(&e, RKM_PLACE_DECODE, b, gpu_ns(b) / 2, now);
+	rkm_place_daemon_late(&e, RKM_PLACE_DECODE, b, b, 0, gpu_ns(b) / 2,
+			      now);
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
+		     &why) == RKM_PLACE_TO_DAEMON);
+	/* behind a deep queue it may take longer: still as expected */
+	rkm_place_daemon_late(&e, RKM_PLACE_DECODE, b, b, 64 * b,
+			      gpu_ns(b) + 60 * b * GPU_PS / 1000, now);
 	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
 		     &why) == RKM_PLACE_TO_DAEMON);
 	/* still out after 10 ms (a hung batch): the CPU takes the class */
-	rkm_place_daemon_late(&e, RKM_PLACE_DECODE, b, 10 * MS, now);
+	rkm_place_daemon_late(&e, RKM_PLACE_DECODE, b, b, 0, 10 * MS, now);
 	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
 		     &why) == RKM_PLACE_TO_CPU);
 	end();
