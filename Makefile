@@ -71,7 +71,7 @@ USER_BINS  :=		# user-space programs built by "make"
 UNIT_TESTS :=		# user-space test programs run by "make check"
 GUEST_BINS :=		# programs the guest image carries (besides mdadm, fio)
 
-.PHONY: all module modules mdadm user check check-unit check-guest demo \
+.PHONY: all module modules mdadm user check check-full check-unit check-guest demo \
 	clean mdheaders kernel-check deps
 
 all: module mdadm user
@@ -122,10 +122,15 @@ user: $(USER_BINS) $(UNIT_TESTS)
 
 # ---- tests ------------------------------------------------------------------
 # the Debian packages (tools/deb/deb.mk) are built and tested too
+# (each kernel runs its share of the scenarios' sweeps; check-full runs
+# every sweep whole on every kernel)
 check: all $(UNIT_TESTS) vm-images deb
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS) $(DEB_TESTS)" \
 		--kernels "$(CHECK_KVERS)" --lanes $(CHECK_LANES) \
-		--guest "$(GUEST_SCENARIOS)"
+		--guest "$(GUEST_SCENARIOS)" $(CHECK_FULL)
+
+check-full:
+	@$(MAKE) --no-print-directory check CHECK_FULL=--full
 
 check-unit: $(UNIT_TESTS)
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)"

@@ -390,6 +390,15 @@ extern "C" void rkmd_cuda_get_stats(struct rkmd_backend *be,
 	pthread_mutex_unlock(&b->lock);
 }
 
+extern "C" void rkmd_cuda_pulse(struct rkmd_backend *be,
+				struct rkmd_cuda_pulse *p)
+{
+	struct cuda_backend *b = (struct cuda_backend *)be;
+
+	p->batches = __atomic_load_n(&b->pulse_batches, __ATOMIC_RELAXED);
+	p->setup_ns = __atomic_load_n(&b->setup_ns, __ATOMIC_RELAXED);
+}
+
 extern "C" const struct rkmd_backend_ops rkmd_cuda_backend = {
 	"cuda",
 	cuda_probe,

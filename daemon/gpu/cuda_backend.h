@@ -81,6 +81,18 @@ void rkmd_cuda_inject_fail(struct rkmd_backend *b);
 void rkmd_cuda_inject_hang(struct rkmd_backend *b, int how);
 void rkmd_cuda_get_stats(struct rkmd_backend *b, struct rkmd_cuda_stats *st);
 /*
+ * Signs of life that do not wait for the instance's lock (a GPU worker's
+ * beats, gpu_worker.c): the batches its GPU has finished, and since when
+ * one-time work on its launch path (a buffer grown, a kernel's first
+ * launch, a compile in RKMD_CUDA_JIT=sync mode) holds the lock and so
+ * every completion back (CLOCK_MONOTONIC ns, 0: none).
+ */
+struct rkmd_cuda_pulse {
+	uint64_t batches;
+	uint64_t setup_ns;
+};
+void rkmd_cuda_pulse(struct rkmd_backend *b, struct rkmd_cuda_pulse *p);
+/*
  * The data path (also RKMD_CUDA_STAGE=bits): 0 zero-copy for every batch;
  * RKMD_STAGE_IN: inputs gathered into device memory by the copy engines;
  * RKMD_STAGE_OUT: results of encode/decode sent back by copies too;

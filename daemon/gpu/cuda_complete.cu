@@ -108,9 +108,13 @@ void *slot_thread(void *arg)
 			break;
 		e = sl->err;
 		pthread_mutex_unlock(&b->lock);
-		if (e == cudaSuccess && !b->dead)
+		if (e == cudaSuccess && !b->dead) {
 			e = wait_batch(sl);
-		else if (e == cudaSuccess)
+			/* a sign of life before the lock, which may be held */
+			if (e == cudaSuccess)
+				__atomic_add_fetch(&b->pulse_batches, 1,
+						   __ATOMIC_RELAXED);
+		} else if (e == cudaSuccess)
 			e = cudaEventQuery(sl->ev) == cudaSuccess ?
 			    cudaSuccess : cudaErrorDevicesUnavailable;
 		pthread_mutex_lock(&b->lock);

@@ -420,6 +420,43 @@ static void launch_failed(struct cuda_backend *b, struct slot *sl,
 }
 
 /*
+ * Is this the first launch of its kernel (a generic shape or a plan's
+ * NVRTC kernel)?  Loaded lazily, it may wait for the whole context.
+ */
+static int first_launch(struct cuda_backend *b, struct launch *x)
+{
+	uint32_t *seen, bit;
+
+	if (x->jit) {
+		if (x->p->jit_seen)
+			return 0;
+		x->p->jit_seen = 1;
+		return 1;
+	}
+	seen = &b->kseen[!!x->l.x0][x->l.mode];
+	bit = 1u << (x->l.nout - 1);
+	if (*seen & bit)
+		return 0;
+	*seen |= bit;
+	return 1;
+}
+
+/* The kernels queued, as one-time work the first time of each kernel */
+static cudaError_t queue_kernels_once(struct cuda_backend *b,
+				      struct slot *sl, struct launch *x)
+{
+	const int first = first_launch(b, x);
+	cudaError_t e;
+
+	if (first)
+		setup_begin(b);
+	e = queue_kernels(b, sl, x);
+	if (first)
+		setup_end(b);
+	return e;
+}
+
+/*
  * Take the first queued job and every queued job with the same plan and
  * length into slot sl, and queue the batch on its stream.  Errors are
  * left in sl->err for the completion thread.  Returns -EAGAIN (and does
@@ -449,7 +486,7 @@ static int launch_batch(struct cuda_backend *b, struct slot *sl)
 		e = queue_prelude(sl, &x);
 	if (e == cudaSuccess) {
 		set_params(b, sl, &x);
-		e = queue_kernels(b, sl, &x);
+		e = queue_kernels_once(b, sl, &x);
 	}
 	if (e == cudaSuccess)
 		e = queue_epilogue(sl, &x);

@@ -90,7 +90,9 @@ struct rkg_jit *jit_for(struct cuda_backend *b, struct plan *p,
 	if (p->jit_state == 0) {
 		p->jit_state = 1;
 		if (b->jit_mode == 2) {
+			setup_begin(b);	/* NVRTC: up to seconds */
 			jit_compile(b, p);
+			setup_end(b);
 		} else {
 			b->jit_queue.push_back(p);
 			pthread_cond_signal(&b->jit_cv);

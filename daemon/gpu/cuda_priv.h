@@ -77,6 +77,7 @@ struct plan {
 	uint64_t lru;
 	int jit_state;			/* 0 none, 1 queued, 2 ready, 3 failed */
 	struct rkg_jit *jit;		/* its NVRTC kernel, when ready */
+	int jit_seen;			/* it was launched once */
 };
 
 struct cuda_backend;
@@ -180,6 +181,13 @@ struct cuda_backend {
 	uint64_t mix_next;		/* RKMD_STAGE_MIX: batch counter */
 	cudaStream_t d2h;		/* shared, staged outputs */
 
+	/* rkmd_cuda_pulse(): read without the lock (atomics) */
+	uint64_t pulse_batches;		/* batches the GPU finished */
+	uint64_t setup_ns;		/* one-time work since (0: none) */
+	int setup_depth;		/* its nesting; under lock */
+	uint32_t kseen[2][3];		/* generic kernels launched: x0,
+					   mode, bit nout - 1 */
+
 	/* NVRTC kernels: 0 off, 1 compiled in the background, 2 at once */
 	int jit_mode;
 	std::vector<struct plan *> jit_queue;
@@ -202,6 +210,24 @@ static inline void sleep_ns(uint64_t ns)
 			       (long)(ns % 1000000000ull) };
 
 	nanosleep(&ts, NULL);
+}
+
+/*
+ * One-time work on the launch path (under b->lock, or in open) begins and
+ * ends: it may wait for every batch in flight (cudaFree, a kernel's lazy
+ * load) and holds their completions back meanwhile, so rkmd_cuda_pulse()
+ * says so.
+ */
+static inline void setup_begin(struct cuda_backend *b)
+{
+	if (!b->setup_depth++)
+		__atomic_store_n(&b->setup_ns, now_ns(), __ATOMIC_RELAXED);
+}
+
+static inline void setup_end(struct cuda_backend *b)
+{
+	if (!--b->setup_depth)
+		__atomic_store_n(&b->setup_ns, 0, __ATOMIC_RELAXED);
 }
 
 /* Errors after which the context cannot be trusted any more. */

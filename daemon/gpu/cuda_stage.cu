@@ -47,6 +47,8 @@ cudaError_t grow(struct slot *sl, size_t ntab, size_t nflags)
 
 	if (ntab <= sl->tabcap && nflags <= sl->flagcap)
 		return cudaSuccess;
+	/* frees wait for the whole device, pinning takes its time */
+	setup_begin(sl->b);
 	/* pinned tables on the GPU's node, whichever thread launches */
 	if (node >= 0)
 		rkg_numa_prefer(node);
@@ -57,6 +59,7 @@ cudaError_t grow(struct slot *sl, size_t ntab, size_t nflags)
 			      &sl->flagcap, nflags, sizeof(int32_t), 1024);
 	if (node >= 0)
 		rkg_numa_unprefer();
+	setup_end(sl->b);
 	return e;
 }
 
@@ -76,18 +79,23 @@ cudaError_t grow(struct slot *sl, size_t ntab, size_t nflags)
  * writes slow the copy engines' reads).  Without room for the buffers
  * the batch stays zero-copy.
  */
-static cudaError_t dev_room(uint8_t **buf, size_t *cap, size_t need)
+static cudaError_t dev_room(struct cuda_backend *b, uint8_t **buf,
+			    size_t *cap, size_t need)
 {
 	size_t c = 1 << 20;
+	cudaError_t e;
 
 	if (need <= *cap)
 		return cudaSuccess;
 	while (c < need)
 		c *= 2;
+	setup_begin(b);		/* cudaFree waits for the whole device */
 	cudaFree(*buf);
 	*buf = NULL;
 	*cap = 0;
-	if (cudaMalloc(buf, c) != cudaSuccess) {
+	e = cudaMalloc(buf, c);
+	setup_end(b);
+	if (e != cudaSuccess) {
 		cudaGetLastError();	/* not sticky */
 		*buf = NULL;
 		return cudaErrorMemoryAllocation;
@@ -148,9 +156,10 @@ int stage_prepare(struct cuda_backend *b, struct slot *sl,
 	uint64_t s, k = 0, o = 0;
 	int q;
 
-	if (dev_room(&sl->dstage, &sl->stagecap, nin * len) != cudaSuccess)
+	if (dev_room(b, &sl->dstage, &sl->stagecap, nin * len) !=
+	    cudaSuccess)
 		return 0;
-	if (nout && dev_room(&sl->dout, &sl->outcap, nout * len) !=
+	if (nout && dev_room(b, &sl->dout, &sl->outcap, nout * len) !=
 	    cudaSuccess)
 		f &= ~RKMD_STAGE_OUT;
 	sl->cp_src.resize(nin);

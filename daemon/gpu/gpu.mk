@@ -30,7 +30,8 @@ NVCCFLAGS := -O3 -std=c++17 --threads 2 -Xcompiler -Wall,-Wno-unused-parameter \
 	-I$(TOP)/kernel/raidkm -I$(TOP)/kernel/raidkm/uapi -I$(TOP)/daemon
 
 # raidkmd's "cuda": one worker process per GPU (Documentation/gpu.rst)
-RKG_MULTI := multi_gpu multi_state gpu_supervise gpu_spawn gpu_worker gpu_wire
+RKG_MULTI := multi_gpu multi_state gpu_supervise gpu_stall gpu_spawn \
+	gpu_worker gpu_wire
 # the CUDA backend, one instance per GPU (cuda_*.cu, cuda_priv.h)
 RKG_BACKEND := cuda_backend cuda_device cuda_plan cuda_stage cuda_launch \
 	cuda_complete

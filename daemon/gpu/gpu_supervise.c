@@ -25,6 +25,7 @@
 
 #include "rkmd_log.h"
 #include "gpu_wire.h"
+#include "gpu_stall.h"
 #include "multi_priv.h"
 
 uint32_t rkg_fl_put_locked(struct inst *in, struct rkmd_job *job)
@@ -124,6 +125,7 @@ static void inst_ready(struct inst *in, const char *where, uint64_t pid)
 	in->st.dropped = 0;
 	in->settled = 1;
 	in->up_ns = rkg_mono_ns();
+	in->beat_ns = 0;
 	in->fresh = in->st.restarts > 0;
 	if (in->st.restarts)
 		rkmd_info("cuda: GPU instance %d (device %d, %s) serving again: worker pid %llu, restart %llu; %d of %d serving",
@@ -165,6 +167,21 @@ static int inst_done(struct inst *in, uint64_t id, const void *buf,
 	return 0;
 }
 
+/* An ALIVE message: progress, if it counts (gpu_stall.h) */
+static int inst_alive(struct inst *in, uint64_t setup_us, size_t len)
+{
+	struct multi *m = in->m;
+
+	if (len)
+		return -EPROTO;
+	if (!rkg_beat_counts(setup_us))
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	in->beat_ns = rkg_mono_ns();
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
 /* One message from the worker; -EPROTO ends it */
 static int inst_message(struct inst *in, const struct rkg_msg_hdr *h,
 			const char *buf)
@@ -188,6 +205,8 @@ static int inst_message(struct inst *in, const struct rkg_msg_hdr *h,
 		return 0;
 	case RKG_MSG_DONE:
 		return inst_done(in, h->id, buf, h->len);
+	case RKG_MSG_ALIVE:
+		return inst_alive(in, h->id, h->len);
 	}
 	return -EPROTO;
 }
@@ -360,33 +379,61 @@ static void kill_stuck_locked(struct inst *in, uint64_t now)
 	in->down_ns = 0;
 }
 
+/* When the oldest job in's worker holds was sent (now: none) */
+static uint64_t oldest_locked(const struct inst *in, uint64_t now)
+{
+	uint64_t oldest = now;
+	uint32_t i;
+
+	for (i = 0; i < in->fl_cap; i++)
+		if (in->fl[i] && in->fl_ns[i] < oldest)
+			oldest = in->fl_ns[i];
+	return oldest;
+}
+
+/* A stalled worker's reason, for the log and the status file */
+static void stall_why(const struct rkg_stall_in *v, uint64_t limit,
+		      uint64_t now, char *why, size_t len)
+{
+	const uint64_t last = v->done_ns > v->beat_ns ? v->done_ns :
+			      v->beat_ns;
+
+	snprintf(why, len,
+		 "stalled: no progress for %llu ms (limit %llu ms with %llu KiB held), a job out for %llu ms (a hung or faulted GPU)",
+		 (unsigned long long)((now - last) / 1000000ull),
+		 (unsigned long long)(limit / 1000000ull),
+		 (unsigned long long)(v->held_bytes >> 10),
+		 (unsigned long long)((now - v->oldest_ns) / 1000000ull));
+}
+
 /*
- * in's worker has held a job for m->stall_ns and completed none for as
- * long: its GPU stalled.  Fail its jobs back now (the kernel codes them on its CPU
- * and keeps their staging from late writes, Documentation/offload.rst)
- * rather than let the kernel's deadline drop the whole daemon, and kill
- * it; its reader then reaps it and it restarts.  m->lock held; dropped
- * and taken again while the jobs go back.
+ * in's worker has held a job and shown no progress for longer than its
+ * limit (gpu_stall.h): its GPU stalled.  Fail its jobs back now (the
+ * kernel codes them on its CPU and keeps their staging from late writes,
+ * Documentation/offload.rst) rather than let the kernel's deadline drop
+ * the whole daemon, and kill it; its reader then reaps it and it
+ * restarts.  m->lock held; dropped and taken again while the jobs go
+ * back.
  */
 static void stall_locked(struct inst *in, uint64_t now)
 {
 	struct multi *m = in->m;
 	struct rkmd_job **left;
-	char why[120];
+	struct rkg_stall_in v;
+	uint64_t limit;
+	char why[160];
 	size_t n, i;
-
-	uint64_t oldest = now;
 
 	if (in->st.state != RKMD_GPU_UP || !in->out_bytes || !m->stall_ns)
 		return;
-	for (i = 0; i < in->fl_cap; i++)
-		if (in->fl[i] && in->fl_ns[i] < oldest)
-			oldest = in->fl_ns[i];
-	if (now - oldest < m->stall_ns || now - in->done_ns < m->stall_ns)
+	v.held_bytes = in->out_bytes;
+	v.oldest_ns = oldest_locked(in, now);
+	v.done_ns = in->done_ns;
+	v.beat_ns = in->beat_ns;
+	limit = rkg_stalled(&v, m->stall_ns, now);
+	if (!limit)
 		return;
-	snprintf(why, sizeof(why),
-		 "stalled: a job out for %llu ms (a hung or faulted GPU)",
-		 (unsigned long long)((now - oldest) / 1000000ull));
+	stall_why(&v, limit, now, why, sizeof(why));
 	rkg_mark_down_locked(in, why);
 	if (in->pid > 0)
 		kill(in->pid, SIGKILL);

@@ -21,6 +21,12 @@ enum rkg_msg_type {
 	RKG_MSG_FAIL,		/* did not open: payload the reason */
 	RKG_MSG_DONE,		/* id's job: rkg_wire_done [+ int32 results] */
 	RKG_MSG_DEAD,		/* the GPU's context is gone: payload why */
+	/*
+	 * while it holds jobs, at most every few ms, no payload: id 0, its
+	 * GPU finished a batch (DONEs may follow late); id N > 0, one-time
+	 * work under way for N us (gpu_stall.h)
+	 */
+	RKG_MSG_ALIVE,
 };
 
 struct rkg_msg_hdr {

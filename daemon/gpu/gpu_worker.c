@@ -11,6 +11,13 @@
  * the context down, so nothing it queued can write after raidkmd has
  * reaped it.  raidkmd closing its end of the socket is the order to stop:
  * the worker drains, closes the backend and exits.
+ *
+ * While it holds jobs, a third thread beats (RKG_MSG_ALIVE) every
+ * RKG_PULSE_MS when its GPU finished a batch or one-time work is under
+ * way on the launch path: both hold DONEs back without a stall
+ * (gpu_stall.h).  The kernels are loaded when the backend opens, not at
+ * their first launch (CUDA_MODULE_LOADING=EAGER unless set): a lazy load
+ * may wait for every batch in flight.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -38,6 +46,9 @@ struct worker {
 	int dead_sent;			/* under lock */
 	uint64_t held;			/* jobs taken, DONE not sent; lock */
 };
+
+/* how often a worker holding jobs may beat (well below RKG_STALL_MS) */
+#define RKG_PULSE_MS	5
 
 /* A job as the worker holds it: the arrays follow it in one block */
 struct wjob {
@@ -145,7 +156,8 @@ static void take_job(struct worker *w, const void *msg, size_t len,
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
-	w->held++;
+	if (!w->held++)		/* the pulse starts */
+		pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->lock);
 	r = rkmd_cuda_backend.submit(w->be, &j->job);
 	if (r)
@@ -162,6 +174,49 @@ static void take_fault(struct worker *w, uint64_t kind)
 		rkmd_cuda_inject_hang(w->be, RKMD_HANG_WITHHOLD);
 	else if (kind == RKMD_GPU_TRAP)
 		rkmd_cuda_inject_trap(w->be);
+}
+
+/* One beat, if the backend shows a sign of life since the last one */
+static void beat(struct worker *w, uint64_t *seen)
+{
+	struct rkmd_cuda_pulse p;
+	struct timespec ts;
+	uint64_t id, now;
+
+	rkmd_cuda_pulse(w->be, &p);
+	if (p.batches != *seen) {
+		id = 0;		/* its GPU finished a batch */
+	} else if (p.setup_ns) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		id = now > p.setup_ns ? (now - p.setup_ns) / 1000 : 0;
+		id = id ? id : 1;
+	} else {
+		return;
+	}
+	*seen = p.batches;
+	rkg_wire_send(w->fd, &w->wlock, RKG_MSG_ALIVE, id, NULL, 0, NULL, 0);
+}
+
+/* The pulse: beats while the worker holds jobs, until it ends */
+static void *worker_pulse(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->dead && !w->eof) {
+		if (!w->held) {
+			pthread_cond_wait(&w->cv, &w->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&w->lock);
+		usleep(RKG_PULSE_MS * 1000);
+		beat(w, &seen);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
 }
 
 /* The reading thread: until raidkmd closes its end */
@@ -187,7 +242,7 @@ void rkg_worker_main(const struct rkg_worker_args *a, int fd)
 {
 	static struct worker w;
 	char why[256] = "", where[64] = "";
-	pthread_t th;
+	pthread_t th, pulse;
 	int dead;
 
 	w.fd = fd;
@@ -195,6 +250,8 @@ void rkg_worker_main(const struct rkg_worker_args *a, int fd)
 	pthread_mutex_init(&w.wlock, NULL);
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cv, NULL);
+	/* every kernel loaded now, none at a first launch under load */
+	setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 	w.be = rkmd_cuda_open_dev(a->dev, 0, a->base, a->len, a->ro_len,
 				  a->nthreads, worker_done, &w, why,
 				  sizeof(why));
@@ -206,6 +263,7 @@ void rkg_worker_main(const struct rkg_worker_args *a, int fd)
 	rkmd_cuda_where(w.be, where, sizeof(where));
 	if (rkg_wire_send(fd, &w.wlock, RKG_MSG_READY, getpid(), where,
 			  strlen(where), NULL, 0) ||
+	    pthread_create(&pulse, NULL, worker_pulse, &w) ||
 	    pthread_create(&th, NULL, worker_read, &w))
 		_exit(2);
 	pthread_mutex_lock(&w.lock);

@@ -36,6 +36,7 @@ struct inst {
 	unsigned int backoff_ms;	/* the next restart's delay */
 	uint64_t out_bytes;		/* sent, not completed */
 	uint64_t done_ns;		/* last DONE, or its first job if idle */
+	uint64_t beat_ns;		/* last ALIVE that counted (gpu_stall.h) */
 	/* jobs sent to the worker: id = index; free ones chained */
 	struct rkmd_job **fl;
 	uint64_t *fl_ns;		/* when each was sent */
@@ -71,12 +72,15 @@ struct multi {
 /* how long a worker may take to exit once told to */
 #define RKG_EXIT_MS		10000
 /*
- * A serving worker holding a job this long and having completed none for
- * as long is stalled (its GPU trapped, hung or fell off the bus, and the
- * driver has not said so yet; a deep queue that moves is not): below
- * the kernel's 50 ms job deadline, which would drop the whole daemon.
- * RKMD_GPUS_STALL_MS overrides, 0 turns it off (tests, benchmarks: no
- * kernel deadline, deep queues).
+ * A serving worker that has held a job this long, plus the time the bytes
+ * it holds take at RKG_STALL_MIN_MBS, and shown no progress for as long
+ * (no DONE, no beat: gpu_stall.h) is stalled: its GPU trapped, hung or
+ * fell off the bus, and the driver has not said so yet.  A deep queue
+ * that moves is not, nor one-time work on its launch path that holds its
+ * DONEs back (it beats).  The floor is below the kernel's 50 ms job
+ * deadline, which would drop the whole daemon.  RKMD_GPUS_STALL_MS
+ * overrides the floor, 0 turns the detector off (tests, benchmarks: no
+ * kernel deadline).
  */
 #define RKG_STALL_MS		30
 /* how often the supervisor looks while some worker has jobs out */

@@ -1,7 +1,7 @@
 # covers: codec: decode forms and P+Q ways in the kernel
 # The codec's measured choices forced one at a time from the guest
 # (/sys/module/raidkm/parameters/codec_decode_form and codec_pq), so that
-# every combination runs in this kernel, whatever the timings at load
+# every combination runs (each kernel its share, lib.sh), whatever the timings at load
 # picked: for each decode form (rows, fused, syndrome) and each way of
 # P+Q's 2^j row (table, horner, horner-blend: AVX2's second doubling,
 # the same as horner elsewhere), a 4+2 array (P+Q encodes, m = 2
@@ -52,16 +52,17 @@ one() {
 	check rmmod brd
 }
 
-for form in rows fused syndrome; do
-	for pq in table horner horner-blend; do
-		echo $form >$P/codec_decode_form || fail "writing $form"
-		echo $pq >$P/codec_pq || fail "writing $pq"
-		[ "$(cat $P/codec_decode_form)" = $form ] || fail "form is not $form"
-		[ "$(cat $P/codec_pq)" = $pq ] || fail "codec_pq is not $pq"
-		note "decode form $form, P+Q by $pq"
-		one 4 2 /dev/ram1 /dev/ram2
-		one 6 3 /dev/ram0 /dev/ram1 /dev/ram7
-	done
+# this kernel's share of the nine pairs (lib.sh's share): in this order
+# each half holds every form and every P+Q way
+for fp in $(share {rows,fused,syndrome}:{table,horner,horner-blend}); do
+	form=${fp%:*} pq=${fp#*:}
+	echo $form >$P/codec_decode_form || fail "writing $form"
+	echo $pq >$P/codec_pq || fail "writing $pq"
+	[ "$(cat $P/codec_decode_form)" = $form ] || fail "form is not $form"
+	[ "$(cat $P/codec_pq)" = $pq ] || fail "codec_pq is not $pq"
+	note "decode form $form, P+Q by $pq"
+	one 4 2 /dev/ram1 /dev/ram2
+	one 6 3 /dev/ram0 /dev/ram1 /dev/ram7
 done
 echo $form0 >$P/codec_decode_form
 echo $pq0 >$P/codec_pq

@@ -95,8 +95,10 @@ rebuild() {
 	wait_md_gone md0
 }
 
-rebuild 6 2
-rebuild 7 3
+# this kernel's share of the geometries (lib.sh's share)
+for g in $(share 6:2 7:3); do
+	rebuild $(echo $g | tr : ' ')
+done
 
 note "writes during a throttled rebuild"
 fresh

@@ -63,6 +63,8 @@ int main(void)
 	put("wide_member_read_bytes", "1048576\n");
 	put("wide_run_waits", "not a number\n");
 	put("wide_read_fallbacks", "read_error 1\nwrite_race 2\n");
+	put("read_verify_reads", "7\n");
+	put("read_verify_corrected", "1\n");
 
 	begin("ctl_km: values and reason lists read, bad and missing skipped");
 	st.narrays = 1;
@@ -74,6 +76,9 @@ int main(void)
 	CHECK(val(km_of(&st), "wide_read_fallbacks.read_error") == 1);
 	CHECK(val(km_of(&st), "wide_read_fallbacks.write_race") == 2);
 	CHECK(val(km_of(&st), "sync_windows") == -1);
+	CHECK(val(km_of(&st), "read_verify_reads") == 7);
+	CHECK(val(km_of(&st), "read_verify_corrected") == 1);
+	CHECK(val(km_of(&st), "read_verify_failed") == -1);
 	end();
 
 	begin("ctl_km: no km directory, names outside the tree");
@@ -89,12 +94,12 @@ int main(void)
 	begin("ctl_km: printed in text and json");
 	s = ctl_print(&st, 0);
 	CHECK(strstr(s, "md0:\n"));
-	CHECK(strstr(s, "  data path: wide_reads 5 wide_member_read_bytes 1048576 wide_read_fallbacks.read_error 1 wide_read_fallbacks.write_race 2\n"));
+	CHECK(strstr(s, "  data path: wide_reads 5 wide_member_read_bytes 1048576 read_verify_reads 7 read_verify_corrected 1 wide_read_fallbacks.read_error 1 wide_read_fallbacks.write_race 2\n"));
 	free(s);
 	s = ctl_print(&st, 1);
 	CHECK(ctl_python_check(s,
 		"p = d[\"arrays\"][0][\"data_path\"]\n"
-		"assert p == {\"wide_reads\": 5, \"wide_member_read_bytes\": 1048576, \"wide_read_fallbacks.read_error\": 1, \"wide_read_fallbacks.write_race\": 2}\n") == 0);
+		"assert p == {\"wide_reads\": 5, \"wide_member_read_bytes\": 1048576, \"read_verify_reads\": 7, \"read_verify_corrected\": 1, \"wide_read_fallbacks.read_error\": 1, \"wide_read_fallbacks.write_race\": 2}\n") == 0);
 	free(s);
 	end();
 	snprintf(dir, sizeof(dir), "rm -rf %s", root);

@@ -32,6 +32,7 @@ struct fake {
 	int fault;		/* 1 trap, 2 fail, 3 hang, 4 withhold */
 	struct rkmd_job *withheld;	/* coded, its completion dropped */
 	char why[160];
+	uint64_t batches;		/* jobs coded (rkmd_cuda_pulse) */
 };
 
 static int fake_count(void)
@@ -70,6 +71,7 @@ static void fake_done(void *ctx, struct rkmd_job *job, int status)
 
 	pthread_mutex_lock(&f->lock);
 	drop = job == f->withheld;
+	f->batches += !status && !drop;
 	pthread_mutex_unlock(&f->lock);
 	if (!drop)
 		f->done(f->ctx, job, status);
@@ -249,6 +251,17 @@ void rkmd_cuda_inject_fail(struct rkmd_backend *b)
 void rkmd_cuda_inject_hang(struct rkmd_backend *b, int how)
 {
 	set_fault(b, how == RKMD_HANG_WITHHOLD ? 4 : 3);
+}
+
+/* a job the CPU coded is a batch done; one-time work there is none */
+void rkmd_cuda_pulse(struct rkmd_backend *b, struct rkmd_cuda_pulse *p)
+{
+	struct fake *f = (struct fake *)b;
+
+	pthread_mutex_lock(&f->lock);
+	p->batches = f->batches;
+	pthread_mutex_unlock(&f->lock);
+	p->setup_ns = 0;
 }
 
 void rkmd_cuda_get_stats(struct rkmd_backend *b, struct rkmd_cuda_stats *st)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# covers: gpu: one worker process per GPU; gpu: fault isolation
+# covers: gpu: one worker process per GPU; gpu: fault isolation; gpu: stall detection
 # raidkmd's GPU worker processes on fake GPUs (tests/unit/gpu_workers.mk):
 # gpu_loop_fake under the daemon core and the loopback ring, one worker
 # process per fake GPU: every job right with both serving; a failed
@@ -36,8 +36,9 @@ one "fail" RKMD_GPUS=all timeout 300 "$loop" --drop
 one "trap" RKMD_GPUS=all timeout 300 "$loop" --drop=trap
 one "hang" RKMD_GPUS=all RKMD_CUDA_HANG_MS=500 timeout 300 "$loop" --hang
 # raidkmd's default (30 ms there; 300 here, CPU-coded fakes queue): a
-# worker holding a job and completing none for that long is stalled, its
-# jobs failed back at once, the worker killed and restarted
+# worker holding a job and showing no progress (no DONE, no beat) for
+# that long, plus its bytes held at 2 GB/s, is stalled, its jobs failed
+# back at once, the worker killed and restarted
 one "stall" RKMD_GPUS=all RKMD_GPUS_STALL_MS=300 RKMD_CUDA_HANG_MS=5000 \
 	timeout 300 "$loop" --hang
 echo "$pass passed, $fail failed"

@@ -219,6 +219,69 @@ static const char *check_window_rows(void)
 	return NULL;
 }
 
+/* Curry's rule: detect with m - e >= 1, correct with m - e >= 2. */
+static const char *check_verify_level(void)
+{
+	int m, e;
+
+	for (m = 1; m <= 4; m++)
+		for (e = 0; e <= m; e++) {
+			km_mask_t lost = km_mask_all(e) << 1;
+			int want = m - e >= 2 ? KM_VERIFY_CORRECT :
+				   m - e == 1 ? KM_VERIFY_DETECT : KM_VERIFY_NONE;
+
+			if (km_plan_verify_level(m, lost) != want) {
+				snprintf(msg, sizeof(msg), "m=%d e=%d: level %d, expected %d",
+					 m, e, km_plan_verify_level(m, lost), want);
+				return msg;
+			}
+		}
+	if (km_plan_verify_effective(KM_VERIFY_DETECT, 3, 0) != KM_VERIFY_DETECT)
+		return "detect mode on a healthy m=3 array is not detect";
+	if (km_plan_verify_effective(KM_VERIFY_CORRECT, 2, 1) != KM_VERIFY_DETECT)
+		return "correct mode with m=2, e=1 does not degrade to detect";
+	if (km_plan_verify_effective(KM_VERIFY_CORRECT, 1, 0) != KM_VERIFY_DETECT)
+		return "correct mode with m=1 does not degrade to detect";
+	if (km_plan_verify_effective(KM_VERIFY_NONE, 2, 0) != KM_VERIFY_NONE)
+		return "off is not off";
+	if (km_plan_verify_effective(KM_VERIFY_DETECT, 2, 3) != KM_VERIFY_NONE)
+		return "detect with m=2, e=2 is not none";
+	return NULL;
+}
+
+/*
+ * The suspects of a failed check, and for each one a decode that leaves
+ * it and the lost chunks out: a valid erased mask (m chunks, survivors
+ * readable) for every suspect, with up to m - 2 chunks lost.
+ */
+static const char *check_verify_suspects(void)
+{
+	int k = 4, m = 3, n = k + m, j;
+	km_mask_t lost = (km_mask_t)1 << 2, sus;
+
+	if (km_plan_verify_suspects(n, 2, lost))
+		return "suspects with m=2, e=1 (detect only)";
+	if (km_plan_verify_suspects(n, 1, 0))
+		return "suspects with m=1";
+	sus = km_plan_verify_suspects(n, m, lost);
+	if (sus != (km_mask_all(n) & ~lost))
+		return "suspects are not the chunks read";
+	for (j = 0; j < n; j++) {
+		km_mask_t bit = (km_mask_t)1 << j, mask, read;
+
+		if (!(sus & bit))
+			continue;
+		read = km_mask_all(n) & ~lost & ~bit;
+		mask = km_plan_decode_mask(k, n, read, lost | bit);
+		if (km_popcount(mask) != m || (mask & (lost | bit)) != (lost | bit)) {
+			snprintf(msg, sizeof(msg), "suspect %d: decode mask %llx", j,
+				 (unsigned long long)mask);
+			return msg;
+		}
+	}
+	return NULL;
+}
+
 int main(void)
 {
 	report("plan_write", check_plan());
@@ -226,5 +289,7 @@ int main(void)
 	report("plan_rebuild", check_rebuild());
 	report("plan_window_rows", check_window_rows());
 	report("plan_decode_mask", check_decode_mask());
+	report("plan_verify_level", check_verify_level());
+	report("plan_verify_suspects", check_verify_suspects());
 	return failures ? 1 : 0;
 }

@@ -15,7 +15,9 @@ static const char *const single[] = {
 	"wide_run_waits", "wide_writes", "wide_write_stripes",
 	"wide_write_member_writes", "wide_sync_windows", "wide_sync_rows",
 	"wide_sync_member_bios", "wide_sync_member_bytes", "wide_sync_jobs",
-	"wide_sync_whole", "wide_sync_max_rows",
+	"wide_sync_whole", "wide_sync_max_rows", "read_verify_reads",
+	"read_verify_mismatches", "read_verify_corrected", "read_verify_failed",
+	"read_verify_unverified", "read_verify_raced",
 };
 
 static const char *const lists[] = {

@@ -16,7 +16,8 @@
 #                        [--logdir DIR] [SCENARIO]
 #   SCENARIO  default tests/guest/mdadm-upstream.sh; tests/run-tests.sh
 #             calls this script for it (its "# runner:" header)
-#   (default) the CI set (variants.sh: CI_TESTS, 8 to 10 minutes): a
+#   (default) the CI set (variants.sh: CI_TESTS, 8 to 10 minutes), or
+#             this kernel's share of it under RKM_SHARE (make check): a
 #             test's raid6 reference runs only when km fails it, and for
 #             the few tests guest-run.sh's REF_ALWAYS names
 #   --all     every test (20 to 30 minutes per kernel)

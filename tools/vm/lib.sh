@@ -56,6 +56,20 @@ scsi_debug_disk() {
 	note "scsi_debug disk /dev/$sd"
 }
 
+# share ITEM...: this kernel's items of a sweep.  "make check" runs the
+# suite on each supported kernel and gives kernel I of N the items j with
+# j % N == I (RKM_SHARE=I/N from run-scenario.sh --share), so every item
+# runs in each check, each kernel runs every kind of item, and a sweep
+# costs each lane 1/N of its time; make check-full gives every kernel
+# every item.  One word per item: a multi-word item joins with ':'.
+share() {
+	local sh=${RKM_SHARE:-0/1} j=0 it
+	for it in "$@"; do
+		[ $((j % ${sh#*/})) = "${sh%/*}" ] && echo "$it"
+		j=$((j + 1))
+	done
+}
+
 # members N [FIRST]: "/dev/ramFIRST ... /dev/ram<FIRST+N-1>"
 members() {
 	i=${2:-0}

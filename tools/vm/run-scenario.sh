@@ -17,6 +17,9 @@
 #                  backend B (cpu, cuda) through the guest-RAM bridge; also
 #                  for every scenario with a "# bridge: yes" header (backend
 #                  $RKM_BRIDGE_BACKEND, default cpu)
+#   --share I/N    this kernel's share of the scenarios' sweeps (lib.sh's
+#                  share: item j of a sweep runs where j % N == I; default
+#                  $RKM_SHARE, or 0/1: every item)
 #
 # Environment: RKM_QEMU (the QEMU command, default qemu-system-x86_64; may
 # be several words), RKM_KERNEL (the guest kernel image), RKM_IMAGE (the
@@ -47,7 +50,7 @@ image=${RKM_IMAGE:-}
 logdir=${RKM_LOGDIR:-}
 read -r -a cpio <<<"${RKM_CPIO:-cpio}"
 kver=${KVER:-$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
-one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt=""
+one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt="" share=${RKM_SHARE:-0/1}
 boot_limit=${RKM_BOOT_LIMIT:-120}
 read -r -a qemu <<<"${RKM_QEMU:-qemu-system-x86_64}"
 host_raidkmd=${RKM_HOST_RAIDKMD:-$top/build/bin/raidkmd}
@@ -64,7 +67,8 @@ while [ $# -gt 0 ]; do
 	--image) image=$2; shift ;;
 	--logdir) logdir=$2; shift ;;
 	--bridge) bridge_opt=$2; shift ;;
-	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+	--share) share=$2; shift ;;
+	-h|--help) sed -n '2,42p' "$0"; exit 0 ;;
 	-*) echo "run-scenario: unknown option $1" >&2; exit 2 ;;
 	*) scenarios+=("$1") ;;
 	esac
@@ -72,6 +76,10 @@ while [ $# -gt 0 ]; do
 done
 
 [ ${#scenarios[@]} -gt 0 ] || { echo "run-scenario: no scenario given" >&2; exit 2; }
+if ! [[ $share =~ ^[0-9]+/[1-9][0-9]*$ ]] || [ "${share%/*}" -ge "${share#*/}" ]; then
+	echo "run-scenario: --share wants I/N with 0 <= I < N, not '$share'" >&2
+	exit 2
+fi
 image=${image:-$top/build/vm/$kver/base.cpio}
 logdir=${logdir:-$top/build/vm/logs/$kver}
 tag=guest-$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
@@ -216,7 +224,7 @@ boot() {
 	local cmd=("${qemu[@]}" "${acc[@]}" -smp "$smp" -m "$m"
 		-display none -no-reboot -monitor none -serial stdio -nic none
 		-kernel "$kernel" -initrd "$work/initrd" "${boot_args[@]}" "${br[@]}"
-		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase${bb:+ rkm.bridge=$bb}")
+		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase rkm.share=$share${bb:+ rkm.bridge=$bb}")
 	if [ -n "$bb" ]; then
 		bridge_run "$bdir" "$log" "$total" "${cmd[@]}"
 		rm -rf "$bdir"

@@ -261,6 +261,7 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int n, int m, int algo)
 		goto enomem;
 	if (km_gen_init(conf) || km_wide_init(conf))
 		goto enomem;
+	km_verify_init(conf);
 	if (km_wsync_init(conf))
 		goto enomem;
 	conf->retry_wq = alloc_workqueue("km_retry_%s", WQ_MEM_RECLAIM, 0,
@@ -363,6 +364,7 @@ static int km_run(struct mddev *mddev)
 	}
 	mddev->resync_max_sectors = mddev->dev_sectors;
 	mddev->degraded = km_calc_degraded(conf);
+	km_verify_note_level(conf);
 	if (km_has_failed(conf)) {
 		pr_err("md/km:%s: not enough operational members (%d of %d failed, m=%d)\n",
 		       mdname(mddev), mddev->degraded, conf->geom.n, m);
@@ -460,6 +462,7 @@ static void km_error(struct mddev *mddev, struct md_rdev *rdev)
 
 	pr_crit("md/km:%s: disk failure on %pg, disabling device\n",
 		mdname(mddev), rdev->bdev);
+	km_verify_note_level(conf);
 	if (km_has_failed(conf)) {
 		set_bit(MD_BROKEN, &mddev->flags);
 		conf->recovery_disabled = mddev->recovery_disabled;
@@ -578,6 +581,7 @@ static int km_spare_active(struct mddev *mddev)
 	spin_lock_irqsave(&conf->lock, flags);
 	mddev->degraded = km_calc_degraded(conf);
 	spin_unlock_irqrestore(&conf->lock, flags);
+	km_verify_note_level(conf);
 	return count;
 }
 

@@ -16,6 +16,7 @@
  *   wide_sync.c rebuild, resync and check by windows of many rows
  *   wide_write.c full stripes: one encode job and one bio per member
  *   wide_buf.c  the wide paths' buffers: arena runs, carving, bio pages
+ *   read_verify.c reads checked against parity (km/read_verify)
  *
  * See Documentation/personality.rst.
  */
@@ -240,6 +241,16 @@ struct km_stats {
 	atomic64_t discards;
 };
 
+/* Verified reads (read_verify.c) */
+struct km_verify_stats {
+	atomic64_t reads;		/* reads checked against parity */
+	atomic64_t mismatches;		/* of them, parity mismatches */
+	atomic64_t corrected;		/* chunks located and rebuilt */
+	atomic64_t failed;		/* reads failed on a mismatch */
+	atomic64_t unverified;		/* reads served by rows instead */
+	atomic64_t raced;		/* of them, writes kept meeting */
+};
+
 /* Member rows [lo, hi) taken from the stripe cache (claim.c). */
 struct km_claim {
 	struct list_head node;		/* on conf->claims */
@@ -319,6 +330,9 @@ struct km_conf {
 	wait_queue_head_t wsync_wait;	/* one of them ended */
 	struct bio_set wsync_bio_set;	/* their member bios */
 	struct km_wsync_stats wsync_stats;
+	int verify_mode;		/* enum km_verify_level: read_verify */
+	atomic_t verify_level;		/* what reads got when last looked */
+	struct km_verify_stats verify_stats;
 	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
 	bool job_stats_registered;
 
@@ -394,6 +408,21 @@ void km_wide_exit(struct km_conf *conf);
 sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
 void km_wide_read(struct km_conf *conf, struct bio *bio);
 void km_wide_start_waiting(struct work_struct *work);
+km_mask_t km_wide_lost(struct km_conf *conf, const struct km_span *s,
+		       sector_t msector, int sectors, bool *bad);
+
+/* Data chunks of span @s that its read delivers. */
+static inline km_mask_t km_span_data(const struct km_span *s)
+{
+	return km_mask_all(s->dhi + 1) & ~km_mask_all(s->dlo);
+}
+
+/* Member sector of in-chunk sector @off of @s's chunk stripe. */
+static inline sector_t km_span_msector(struct km_conf *conf,
+				       const struct km_span *s, sector_t off)
+{
+	return (s->stripe << conf->geom.chunk_shift) + off;
+}
 
 /* wide_buf.c: the wide paths' buffers */
 void *km_wide_own_buf(size_t bytes);
@@ -405,6 +434,11 @@ void km_wide_carve(void *run, unsigned int rows, km_mask_t which, int n,
 		   void **buf);
 void km_wide_add_pages(struct bio *bio, void *addr, unsigned int pages,
 		       bool arena);
+struct bio *km_wide_member_bio(struct km_conf *conf, struct md_rdev *rdev,
+			       blk_opf_t op, sector_t msector, void *buf,
+			       unsigned int rows, bool arena);
+void km_wide_fill(struct km_conf *conf, struct bio *bio,
+		  const struct km_span *s, void *const *buf);
 
 /* wide_write.c */
 #define KM_WIDE_DEFAULT_WRITE_STRIPES	256
@@ -413,6 +447,16 @@ sector_t km_wwrite_sectors(struct km_conf *conf, sector_t sector,
 			   sector_t nr);
 sector_t km_wwrite_head(struct km_conf *conf, sector_t sector);
 void km_wwrite(struct km_conf *conf, struct bio *bio);
+
+/* read_verify.c */
+void km_verify_init(struct km_conf *conf);
+void km_verify_note_level(struct km_conf *conf);
+ssize_t km_verify_mode_show(struct km_conf *conf, char *page);
+ssize_t km_verify_state_show(struct km_conf *conf, char *page);
+int km_verify_set_mode(struct km_conf *conf, const char *page);
+sector_t km_verify_sectors(struct km_conf *conf, sector_t sector,
+			   sector_t nr);
+void km_verify_read(struct km_conf *conf, struct bio *bio);
 
 /* sync.c */
 sector_t km_sync_request(struct mddev *mddev, sector_t sector_nr,

@@ -158,3 +158,26 @@ km_mask_t km_plan_decode_mask(int k, int n, km_mask_t read, km_mask_t want)
 		return 0;
 	return km_mask_all(n) & ~surv;
 }
+
+int km_plan_verify_level(int m, km_mask_t lost)
+{
+	int left = m - km_popcount(lost);
+
+	if (left >= 2)
+		return KM_VERIFY_CORRECT;
+	return left == 1 ? KM_VERIFY_DETECT : KM_VERIFY_NONE;
+}
+
+int km_plan_verify_effective(int want, int m, km_mask_t lost)
+{
+	int can = km_plan_verify_level(m, lost);
+
+	return want < can ? want : can;
+}
+
+km_mask_t km_plan_verify_suspects(int n, int m, km_mask_t lost)
+{
+	if (km_plan_verify_level(m, lost) < KM_VERIFY_CORRECT)
+		return 0;
+	return km_mask_all(n) & ~lost;
+}

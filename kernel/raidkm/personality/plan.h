@@ -100,4 +100,31 @@ unsigned int km_plan_window_rows(km_sector_t start, km_sector_t limit,
 				 unsigned int row_sectors,
 				 unsigned int max_rows);
 
+/*
+ * Verified reads (read_verify.c): what a row range with @lost chunks
+ * lost (of m parity) still allows, by Curry's rule: detecting a silent
+ * error needs one redundant chunk left (m - e >= 1), locating and
+ * correcting one needs two (m - e >= 2).
+ */
+enum km_verify_level {
+	KM_VERIFY_NONE = 0,	/* no redundancy left: reads unverified */
+	KM_VERIFY_DETECT,	/* a mismatch fails the read */
+	KM_VERIFY_CORRECT,	/* a single bad chunk is located and fixed */
+};
+
+int km_plan_verify_level(int m, km_mask_t lost);
+
+/*
+ * The level a read gets with the array's mode @want (KM_VERIFY_NONE: off,
+ * DETECT, CORRECT) and @lost chunks lost: the lower of the two.
+ */
+int km_plan_verify_effective(int want, int m, km_mask_t lost);
+
+/*
+ * The candidates for the bad chunk of a verified range that failed its
+ * check with @lost chunks lost: every chunk read, when the level allows
+ * correction; else 0.
+ */
+km_mask_t km_plan_verify_suspects(int n, int m, km_mask_t lost);
+
 #endif /* RKM_PLAN_H */

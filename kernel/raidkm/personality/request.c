@@ -173,26 +173,47 @@ static void km_read_chunk(struct km_conf *conf, struct bio *bio)
 	submit_bio_noacct(clone);
 }
 
+/* How a part of a read is served (km_read()). */
+enum km_read_kind {
+	KM_READ_CHUNK,		/* directly, or by rows where lost */
+	KM_READ_WIDE,		/* by row range, decoding (wide_read.c) */
+	KM_READ_VERIFY,		/* checked against parity (read_verify.c) */
+};
+
+/* The first part of a read from @sector of @nr sectors: its kind and size. */
+static enum km_read_kind km_read_part(struct km_conf *conf, sector_t sector,
+				      sector_t nr, sector_t *sectors)
+{
+	struct km_geom *g = &conf->geom;
+
+	*sectors = km_verify_sectors(conf, sector, nr);
+	if (*sectors)
+		return KM_READ_VERIFY;
+	*sectors = km_wide_sectors(conf, sector, nr);
+	if (*sectors)
+		return KM_READ_WIDE;
+	*sectors = g->chunk_sectors - (sector & (g->chunk_sectors - 1));
+	return KM_READ_CHUNK;
+}
+
 /*
- * Read @bio part by part: a wide read where km_wide_sectors() takes one
+ * Read @bio part by part: verified where read_verify asks for it
+ * (read_verify.c), a wide read where km_wide_sectors() takes one
  * (wide_read.c), else chunk by chunk, directly where the chunk is
  * readable.
  */
 static void km_read(struct km_conf *conf, struct bio *bio)
 {
 	struct mddev *mddev = conf->mddev;
-	struct km_geom *g = &conf->geom;
 
 	for (;;) {
-		sector_t sector = bio->bi_iter.bi_sector;
-		sector_t sectors = km_wide_sectors(conf, sector,
-						   bio_sectors(bio));
-		bool wide = sectors;
+		sector_t sectors;
+		enum km_read_kind kind = km_read_part(conf,
+						      bio->bi_iter.bi_sector,
+						      bio_sectors(bio),
+						      &sectors);
 		struct bio *split;
 
-		if (!wide)
-			sectors = g->chunk_sectors -
-				  (sector & (g->chunk_sectors - 1));
 		if (sectors >= bio_sectors(bio))
 			split = bio;
 		else {
@@ -200,7 +221,9 @@ static void km_read(struct km_conf *conf, struct bio *bio)
 					  &mddev->bio_set);
 			bio_chain(split, bio);
 		}
-		if (wide)
+		if (kind == KM_READ_VERIFY)
+			km_verify_read(conf, split);
+		else if (kind == KM_READ_WIDE)
 			km_wide_read(conf, split);
 		else
 			km_read_chunk(conf, split);

@@ -210,11 +210,20 @@ KM_LINES_ATTR(wide_sync_window_rows, km_wsync_size_names, KM_WS_SIZES,
 KM_KNOB(wide_sync_max_rows, wsync_max_rows,
 	val <= KM_WSYNC_MAX_ROWS && val != 1);
 
-/*
- * Where the array's jobs are coded while raidkmd is attached: default
- * (the module parameter placement), auto, cpu or daemon.
- */
-static ssize_t km_placement_show(struct mddev *mddev, char *page)
+/* Verified reads (read_verify.c) */
+KM_RO_ATTR(read_verify_reads, atomic64_read(&conf->verify_stats.reads));
+KM_RO_ATTR(read_verify_mismatches,
+	   atomic64_read(&conf->verify_stats.mismatches));
+KM_RO_ATTR(read_verify_corrected,
+	   atomic64_read(&conf->verify_stats.corrected));
+KM_RO_ATTR(read_verify_failed, atomic64_read(&conf->verify_stats.failed));
+KM_RO_ATTR(read_verify_unverified,
+	   atomic64_read(&conf->verify_stats.unverified));
+KM_RO_ATTR(read_verify_raced, atomic64_read(&conf->verify_stats.raced));
+
+/* A text file of the array's conf, shown by @show, if it runs km. */
+static ssize_t km_show_text(struct mddev *mddev, char *page,
+			    ssize_t (*show)(struct km_conf *conf, char *page))
 {
 	struct km_conf *conf;
 	ssize_t ret = 0;
@@ -222,10 +231,60 @@ static ssize_t km_placement_show(struct mddev *mddev, char *page)
 	spin_lock(&mddev->lock);
 	conf = mddev->private;
 	if (conf && mddev->pers && mddev->pers->level == mddev->level)
-		ret = sysfs_emit(page, "%s\n",
-				 rkm_place_mode_name(READ_ONCE(conf->job_stats.placement)));
+		ret = show(conf, page);
 	spin_unlock(&mddev->lock);
 	return ret;
+}
+
+static ssize_t km_read_verify_show(struct mddev *mddev, char *page)
+{
+	return km_show_text(mddev, page, km_verify_mode_show);
+}
+
+static ssize_t km_read_verify_store(struct mddev *mddev, const char *page,
+				    size_t len)
+{
+	struct km_conf *conf;
+	int err;
+
+	if (len >= PAGE_SIZE)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		err = km_verify_set_mode(conf, page);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_read_verify =
+	__ATTR(read_verify, 0644, km_read_verify_show, km_read_verify_store);
+
+static ssize_t km_read_verify_state_show(struct mddev *mddev, char *page)
+{
+	return km_show_text(mddev, page, km_verify_state_show);
+}
+
+static struct md_sysfs_entry km_attr_read_verify_state =
+	__ATTR(read_verify_state, 0444, km_read_verify_state_show, NULL);
+
+/*
+ * Where the array's jobs are coded while raidkmd is attached: default
+ * (the module parameter placement), auto, cpu or daemon.
+ */
+static ssize_t km_placement_text(struct km_conf *conf, char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  rkm_place_mode_name(READ_ONCE(conf->job_stats.placement)));
+}
+
+static ssize_t km_placement_show(struct mddev *mddev, char *page)
+{
+	return km_show_text(mddev, page, km_placement_text);
 }
 
 static ssize_t km_placement_store(struct mddev *mddev, const char *page,
@@ -322,6 +381,14 @@ static struct attribute *km_attrs[] = {
 	&km_attr_wide_sync_jobs.attr,
 	&km_attr_wide_sync_window_rows.attr,
 	&km_attr_wide_sync_fallbacks.attr,
+	&km_attr_read_verify.attr,
+	&km_attr_read_verify_state.attr,
+	&km_attr_read_verify_reads.attr,
+	&km_attr_read_verify_mismatches.attr,
+	&km_attr_read_verify_corrected.attr,
+	&km_attr_read_verify_failed.attr,
+	&km_attr_read_verify_unverified.attr,
+	&km_attr_read_verify_raced.attr,
 	&km_attr_placement.attr,
 	NULL,
 };

@@ -9,6 +9,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sched/mm.h>
+#include <linux/highmem.h>
 #include "km.h"
 #include "../rkm_arena.h"
 #include "../offload.h"
@@ -93,5 +94,55 @@ void km_wide_add_pages(struct bio *bio, void *addr, unsigned int pages,
 		__bio_add_page(bio, arena || is_vmalloc_addr(p) ?
 			       vmalloc_to_page(p) : virt_to_page(p),
 			       PAGE_SIZE, 0);
+	}
+}
+
+/*
+ * A bio of the wide paths' bio set (conf->wide_bio_set, front pad of
+ * struct km_wide_bio) for @op of @rows pages at @buf to @rdev's member
+ * rows from @msector.  The caller sets its end_io.
+ */
+struct bio *km_wide_member_bio(struct km_conf *conf, struct md_rdev *rdev,
+			       blk_opf_t op, sector_t msector, void *buf,
+			       unsigned int rows, bool arena)
+{
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(rdev->bdev, rows, op, GFP_NOIO,
+			       &conf->wide_bio_set);
+	bio->bi_iter.bi_sector = msector + km_data_offset(conf, rdev);
+	km_wide_add_pages(bio, buf, rows, arena);
+	return bio;
+}
+
+/*
+ * Copy the sectors @bio reads (within span @s of one chunk stripe) from
+ * the chunk buffers @buf (each the span's rows of its data chunk).
+ */
+void km_wide_fill(struct km_conf *conf, struct bio *bio,
+		  const struct km_span *s, void *const *buf)
+{
+	struct km_geom *g = &conf->geom;
+	sector_t base = km_unmap(g, s->stripe, 0, 0);
+	sector_t sector = bio->bi_iter.bi_sector;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		unsigned int done = 0;
+
+		while (done < bv.bv_len) {
+			sector_t rel = sector - base;
+			int d = rel >> g->chunk_shift;
+			sector_t off = (rel & (g->chunk_sectors - 1)) - s->lo;
+			unsigned int room = (g->chunk_sectors - s->lo -
+					     off) << 9;
+			unsigned int len = min(bv.bv_len - done, room);
+
+			memcpy_to_page(bv.bv_page, bv.bv_offset + done,
+				       (char *)buf[d] + (off << 9), len);
+			done += len;
+			sector += len >> 9;
+		}
 	}
 }

@@ -78,18 +78,13 @@ static void km_wide_count(struct km_conf *conf, enum km_wide_fallback why)
 	atomic64_inc(&conf->wide_stats.fallbacks[why]);
 }
 
-/* Data chunks of @s that the read delivers. */
-static km_mask_t km_span_data(const struct km_span *s)
-{
-	return km_mask_all(s->dhi + 1) & ~km_mask_all(s->dlo);
-}
-
 /*
  * The chunks of @s's stripe that cannot be read over the member rows
  * [@msector, +@sectors); *@bad when a member that otherwise holds them has
  * a bad-block record there (the row path reads around it row by row).
+ * Verified reads (read_verify.c) ask the same.
  */
-static km_mask_t km_wide_lost(struct km_conf *conf, const struct km_span *s,
+km_mask_t km_wide_lost(struct km_conf *conf, const struct km_span *s,
 			      sector_t msector, int sectors, bool *bad)
 {
 	struct km_geom *g = &conf->geom;
@@ -111,13 +106,6 @@ static km_mask_t km_wide_lost(struct km_conf *conf, const struct km_span *s,
 	}
 	rcu_read_unlock();
 	return lost;
-}
-
-/* Member sector of in-chunk sector @off of @s's stripe. */
-static sector_t km_span_msector(struct km_conf *conf, const struct km_span *s,
-				sector_t off)
-{
-	return (s->stripe << conf->geom.chunk_shift) + off;
 }
 
 /* Largest row count for a wide read decoding @nwant chunks. */
@@ -227,35 +215,6 @@ static void km_wide_fallback(struct km_wide *w, enum km_wide_fallback why)
 	km_wide_leave(conf);
 }
 
-/* Copy the delivered sectors from the chunk buffers into the read. */
-static void km_wide_fill(struct km_wide *w)
-{
-	struct km_geom *g = &w->conf->geom;
-	struct bio *bio = w->bio;
-	sector_t base = km_unmap(g, w->span.stripe, 0, 0);
-	sector_t sector = bio->bi_iter.bi_sector;
-	struct bvec_iter iter;
-	struct bio_vec bv;
-
-	bio_for_each_segment(bv, bio, iter) {
-		unsigned int done = 0;
-
-		while (done < bv.bv_len) {
-			sector_t rel = sector - base;
-			int d = rel >> g->chunk_shift;
-			sector_t off = (rel & (g->chunk_sectors - 1)) - w->span.lo;
-			unsigned int room = (g->chunk_sectors - w->span.lo -
-					     off) << 9;
-			unsigned int len = min(bv.bv_len - done, room);
-
-			memcpy_to_page(bv.bv_page, bv.bv_offset + done,
-				       (char *)w->buf[d] + (off << 9), len);
-			done += len;
-			sector += len >> 9;
-		}
-	}
-}
-
 static void km_wide_finish(struct work_struct *work)
 {
 	struct km_wide *w = container_of(work, struct km_wide, work);
@@ -267,7 +226,7 @@ static void km_wide_finish(struct work_struct *work)
 		km_wide_fallback(w, KM_WF_JOB);
 		return;
 	}
-	km_wide_fill(w);
+	km_wide_fill(w->conf, w->bio, &w->span, w->buf);
 	atomic64_inc(&conf->wide_stats.reads);
 	atomic64_add(bio_sectors(w->bio) << 9, &conf->wide_stats.bytes);
 	atomic64_add(w->rows, &conf->wide_stats.rows);
@@ -354,12 +313,10 @@ static void km_wide_submit_reads(struct km_wide *w)
 
 		if (!(w->surv & km_bit(i)))
 			continue;
-		bio = bio_alloc_bioset(rdev->bdev, w->rows, REQ_OP_READ,
-				       GFP_NOIO, &conf->wide_bio_set);
+		bio = km_wide_member_bio(conf, rdev, REQ_OP_READ, w->msector,
+					 w->buf[i], w->rows, w->run_arena);
 		wb = container_of(bio, struct km_wide_bio, bio);
 		wb->w = w;
-		bio->bi_iter.bi_sector = w->msector + km_data_offset(conf, rdev);
-		km_wide_add_pages(bio, w->buf[i], w->rows, w->run_arena);
 		bio->bi_end_io = km_wide_end_read;
 		atomic_inc(&w->pending);
 		atomic64_inc(&conf->wide_stats.member_reads);

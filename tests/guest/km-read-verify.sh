@@ -1,0 +1,171 @@
+# covers: km: verified reads (read_verify); km: silent corruption
+# Verified reads (km/read_verify): silent corruption planted on a member
+# behind md's back (dd to the ramdisk) with each mode.  off returns the
+# bad data (fio's crc32c verify fails: the problem is real); detect fails
+# the reads of the corrupted rows with EIO and never returns bad data;
+# correct returns good data, says which chunk it rebuilt and writes it
+# back (a later check finds mismatch_cnt 0).  A parity chunk too; then
+# with members failed: m=3 corrects with one lost (each suspect tried),
+# is detect-only with two and verifies nothing with three, saying so in
+# the kernel log and read_verify_state; m=1 detects only.  The arrays of
+# the sweep (m2, m3, m1) are shared between the kernels of a check.
+# timeout: 240
+. /lib/raidkm/lib.sh
+rmmod brd 2>/dev/null
+
+ramdisks 6 8
+load_raidkm
+S=/sys/block/md0/md
+K=$S/km
+# 1 MiB of data written once, verified after every change
+A="--name=a --rw=write --bs=64k --size=1M --offset=0"
+
+# plant MEMBER MSEC: 512 bytes of garbage at member sector MSEC of ramMEMBER
+plant() {
+	off=$(cat $S/dev-ram$1/offset)
+	check dd if=/dev/urandom of=/dev/ram$1 bs=512 count=1 seek=$((off + $2)) conv=notrunc 2>/dev/null
+	check blockdev --flushbufs /dev/ram$1
+}
+
+# read4k BLOCK: one direct 4 KiB read of the array; its status
+read4k() {
+	dd if=/dev/md0 of=/dev/null bs=4k skip=$1 count=1 iflag=direct 2>/tmp/dd.err
+}
+
+mode() {
+	echo $1 > $K/read_verify || fail "read_verify $1 refused"
+	[ "$(cat $K/read_verify)" = $1 ] || fail "read_verify reads $(cat $K/read_verify)"
+}
+
+expect_state() {
+	[ "$(cat $K/read_verify_state)" = "$1" ] ||
+		fail "read_verify_state $(cat $K/read_verify_state), expected $1"
+}
+
+# verify_fails: the data read back is wrong or unreadable
+verify_fails() {
+	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
+	    --iodepth=8 $A --verify_only >/tmp/fio.out 2>&1 &&
+		fail "fio verified good data: $1"
+	true
+}
+
+# check_clean: "check" finds no mismatch
+check_clean() {
+	echo check > $S/sync_action
+	sleep 0.5
+	wait_sync md0
+	[ "$(cat $S/mismatch_cnt)" = 0 ] ||
+		fail "mismatch_cnt $(cat $S/mismatch_cnt) after correction"
+}
+
+create() {
+	check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
+		--layout=m$2 --raid-devices=$1 --chunk=64 $(members $1)
+	[ "$(cat $K/read_verify)" = off ] || fail "read_verify not off by default"
+	fiov $A
+}
+
+stop() {
+	check mdadm_km --stop /dev/md0
+	wait_md_gone md0
+	for i in 0 1 2 3 4 5; do
+		dd if=/dev/zero of=/dev/ram$i bs=1M count=1 2>/dev/null
+	done
+}
+
+# 4+2: off, detect, correct on a data chunk and on a parity chunk
+case_m2() {
+	note "4+2: modes"
+	create 6 2
+	echo bogus > $K/read_verify 2>/dev/null && fail "bogus mode accepted"
+	[ "$(cat $K/read_verify)" = off ] || fail "a bad value changed the mode"
+	expect_state off
+	# data chunk 2 of stripe 0 (ram2), row 2: array block 34 (4 KiB)
+	plant 2 19
+	note "off returns the bad data"
+	verify_fails "off"
+	grep -qi "verify" /tmp/fio.out || fail "off: fio failed, not on verify: $(cat /tmp/fio.out)"
+	mode detect
+	expect_state detect-only
+	note "detect fails the corrupted row's read, others read"
+	read4k 34 && fail "detect returned data of a corrupted row"
+	grep -q "Input/output error" /tmp/dd.err || fail "not EIO: $(cat /tmp/dd.err)"
+	read4k 0 || fail "a clean row failed in detect mode"
+	verify_fails "detect"
+	grep -q "Input/output error" /tmp/fio.out || fail "fio saw no EIO in detect mode: $(cat /tmp/fio.out)"
+	grep -qi "verify failed\|bad magic\|bad header" /tmp/fio.out &&
+		fail "detect returned bad data to fio: $(cat /tmp/fio.out)"
+	[ "$(cat $K/read_verify_failed)" -ge 1 ] || fail "read_verify_failed 0"
+	[ "$(cat $K/read_verify_mismatches)" -ge 1 ] || fail "read_verify_mismatches 0"
+	dmesg | grep -q "read_verify: parity mismatch" || fail "mismatch not logged"
+	mode correct
+	expect_state full
+	note "correct returns good data and rewrites the chunk"
+	fiov $A --verify_only
+	dmesg | grep -q "corrected data chunk 2 on member 2 at member sector 0" ||
+		fail "data chunk on ram2 not corrected"
+	[ "$(cat $K/read_verify_corrected)" -ge 1 ] || fail "read_verify_corrected 0"
+	mode off
+	check_clean
+	note "parity chunk 1 (ram4)"
+	plant 4 3
+	mode detect
+	read4k 0 && fail "detect returned a row with bad parity"
+	mode correct
+	fiov $A --verify_only
+	dmesg | grep -q "corrected parity chunk 1 on member 4 at member sector 0" ||
+		fail "parity chunk on ram4 not corrected"
+	mode off
+	check_clean
+	cat $K/read_verify_reads $K/read_verify_unverified >/dev/null
+	stop
+}
+
+# 3+3: correct with one member lost, detect-only with two, none with three
+case_m3() {
+	note "3+3: degraded"
+	create 6 3
+	mode correct
+	check mdadm_km /dev/md0 --fail /dev/ram0
+	expect_state full
+	# data chunk 1 of stripe 0 (ram1), row 1; data chunk 0 is lost
+	plant 1 9
+	fiov $A --verify_only
+	dmesg | grep -q "corrected data chunk 1 on member 1 at member sector 0" ||
+		fail "data chunk on ram1 not corrected with a member lost"
+	check mdadm_km /dev/md0 --fail /dev/ram5
+	expect_state detect-only
+	dmesg | grep -q "read_verify correct: reads are detect-only now" ||
+		fail "degrading to detect-only not logged"
+	plant 2 17
+	read4k 34 && fail "detect-only returned a corrupted row (e=2)"
+	read4k 0 || fail "a clean row failed with e=2"
+	check mdadm_km /dev/md0 --fail /dev/ram4
+	expect_state none
+	dmesg | grep -q "read_verify correct: reads are none now" ||
+		fail "degrading to none not logged"
+	u=$(cat $K/read_verify_unverified)
+	read4k 1 || fail "read with e=m failed"
+	[ "$(cat $K/read_verify_unverified)" -gt "$u" ] || fail "unverified read not counted"
+	stop
+}
+
+# 3+1: correct acts as detect
+case_m1() {
+	note "3+1: detect only"
+	create 4 1
+	mode correct
+	expect_state detect-only
+	plant 1 9
+	read4k 17 && fail "m=1 returned a corrupted row"
+	read4k 16 || fail "m=1: a clean row failed"
+	[ "$(cat $K/read_verify_corrected)" = 0 ] || fail "m=1 corrected"
+	stop
+}
+
+for c in $(share m2 m3 m1); do
+	case_$c
+done
+rmmod brd 2>/dev/null
+echo PASS
