@@ -5,6 +5,10 @@
  * in-kernel CPU codec otherwise, and guarantees that every job completes
  * exactly once whatever the daemon does.
  *
+ *  - Placement: a job the daemon could take goes to it only when it is
+ *    expected to finish there first (offload_place.c, place.c: measured
+ *    costs of both sides, the bytes already on the ring); the slot keeps
+ *    what the estimates learn from its completion.
  *  - Batching: consecutive jobs of one shape (op, k, m, len, mask, want) share
  *    a ring entry of up to the daemon's BATCH stripes.  The first job
  *    stages a slot; the slot goes on the ring when it is full, when a job
@@ -91,6 +95,10 @@ struct rkm_slot {
 	u32 njobs;
 	unsigned long deadline;	/* jiffies */
 	u64 posted_ns;		/* put on the ring (latency histogram) */
+	u64 opened_ns;		/* its first job staged (placement) */
+	u64 ahead;		/* place bytes staged or on the ring before */
+	u64 pbytes;		/* place bytes of each of its jobs */
+	u8 pop;			/* enum rkm_place_op of its jobs */
 	struct rkm_job *job[RKM_BATCH];
 	void *out[RKM_BATCH];	/* the job's outputs in staging */
 	u64 out_off[RKM_BATCH];	/* ... at this arena offset */
@@ -136,6 +144,7 @@ static struct {
 	bool bell_out;			/* a doorbell was sent ... */
 	u32 bell_head;			/* ... when its sq head was this */
 	u32 inflight;			/* jobs staged or on the ring */
+	u64 ring_bytes;			/* ... their place bytes (place.h) */
 
 	/* completion scratch, under ctl_mutex */
 	u32 done_id[RKM_NSLOTS];
@@ -389,6 +398,7 @@ static u64 staged_set(u8 op, const struct rkm_job *job, u64 feat)
 
 bool rkm_dispatch_submit(struct rkm_job *job)
 {
+	struct rkm_place_job pj;
 	unsigned long flags;
 	struct rkm_slot *s;
 	void *out = NULL;
@@ -412,6 +422,10 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	sset = staged_set(op, job, feat);
 	bytes = job_offsets(job, op, k, m, sset, NULL, 0, 1, 0);
 	if (!bytes)
+		return false;
+	/* where it finishes first, by what each side costs now */
+	if (!rkm_place_job_of(job, &pj) ||
+	    !rkm_place_to_daemon(job, &pj, READ_ONCE(d.ring_bytes)))
 		return false;
 	mask = (op == RAIDKM_OP_DECODE || op == RAIDKM_OP_DELTA) ? job->mask : 0;
 	want = op == RAIDKM_OP_DECODE ? rkm_job_want(job) : 0;
@@ -456,6 +470,10 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 		s->want = want;
 		s->sset = sset;
 		s->njobs = 0;
+		s->opened_ns = ktime_get_ns();
+		s->ahead = d.ring_bytes;
+		s->pbytes = pj.bytes;
+		s->pop = pj.op;
 		d.open_slot = id;
 		kick = true;
 	}
@@ -466,6 +484,7 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 	s->out_off[j] = out_off;
 	s->bytes[j] = bytes;
 	d.inflight++;
+	WRITE_ONCE(d.ring_bytes, d.ring_bytes + pj.bytes);
 	if (s->njobs >= batch_limit())
 		publish_locked(id);
 	kick |= d.ring_pending;
@@ -479,6 +498,7 @@ bool rkm_dispatch_submit(struct rkm_job *job)
 		queue_work(d.wq, &d.complete_work);
 	spin_unlock_irqrestore(&d.lock, flags);
 
+	rkm_place_on_daemon(&pj);
 	if (kick)
 		queue_work(d.flush_wq, &d.flush_work);
 	queue_delayed_work(d.wq, &d.watchdog,
@@ -617,6 +637,12 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 		fixed = good < n ? good + 1 : n;
 		if (good < n)
 			how = RKM_FIN_RERUN;
+		else
+			rkm_place_daemon_entry(s->pop, s->pbytes, n, s->ahead,
+					       ktime_get_ns() - s->opened_ns,
+					       false);
+	} else if (how == RKM_FIN_DAEMON) {
+		rkm_place_daemon_entry(s->pop, s->pbytes, n, s->ahead, 0, true);
 	}
 	for (j = 0; j < n; j++) {
 		jobs[j] = s->job[j];
@@ -687,6 +713,8 @@ static void reap_locked(void)
 		}
 		d.slots[c.id].state = RKM_SLOT_FINISHING;
 		d.inflight -= d.slots[c.id].njobs;
+		WRITE_ONCE(d.ring_bytes, d.ring_bytes - d.slots[c.id].njobs *
+					 d.slots[c.id].pbytes);
 		d.done_id[n] = c.id;
 		d.done_status[n] = c.status;
 		d.done_bitmap[n] = c.check_bitmap;
@@ -750,6 +778,7 @@ static void lose_locked(const char *why, bool fence, enum rkm_dstate next)
 	d.ring_pending = false;
 	d.bell_out = false;
 	d.inflight = 0;
+	WRITE_ONCE(d.ring_bytes, 0);
 	net = d.net;
 	portid = d.portid;
 	pid = d.pid;
@@ -757,6 +786,7 @@ static void lose_locked(const char *why, bool fence, enum rkm_dstate next)
 	d.portid = 0;
 	d.fault = NULL;
 	spin_unlock_irqrestore(&d.lock, flags);
+	rkm_place_attached(false);
 
 	if (fence && d.mapping) {
 		rkm_shm_revoke(d.mapping);
@@ -830,6 +860,7 @@ static void complete_work_fn(struct work_struct *w)
 static void watchdog_fn(struct work_struct *w)
 {
 	unsigned long flags, now = jiffies;
+	u64 now_ns = ktime_get_ns();
 	u32 id, j, late = 0, busy;
 
 	ctl_lock();
@@ -839,8 +870,12 @@ static void watchdog_fn(struct work_struct *w)
 	for (id = 0; id < RKM_NSLOTS; id++) {
 		struct rkm_slot *s = &d.slots[id];
 
-		if (s->state != RKM_SLOT_INFLIGHT ||
-		    !time_after(now, s->deadline))
+		if (s->state != RKM_SLOT_INFLIGHT)
+			continue;
+		/* out longer than its estimate: the estimate grows now */
+		rkm_place_daemon_out(s->pop, s->pbytes, s->njobs, s->ahead,
+				     now_ns - s->opened_ns);
+		if (!time_after(now, s->deadline))
 			continue;
 		late++;
 		for (j = 0; j < s->njobs; j++)
@@ -986,6 +1021,8 @@ int rkm_dispatch_attach(struct rkm_attach_req *req, struct net *net,
 
 	/* Its first jobs are checked in full (no completion runs before). */
 	rkm_verify_attach();
+	/* ... and placed by what it measures, from nothing */
+	rkm_place_attached(true);
 	spin_lock_irqsave(&d.lock, flags);
 	d.net = get_net(net);
 	d.portid = portid;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Coding jobs: the CPU codec runner and the submission entry point.  A
- * job goes to raidkmd when the dispatcher takes it (dispatch.c), else it
- * is coded here, synchronously, on the in-kernel codec.
+ * job goes to raidkmd when the dispatcher takes it (dispatch.c: a daemon
+ * is attached, can take it and placement sends it there), else it is
+ * coded here, synchronously, on the in-kernel codec (timed for placement
+ * by offload_place.c).
  */
 #include <linux/kernel.h>
 #include "rkm_job.h"
@@ -45,7 +47,7 @@ void rkm_job_submit(struct rkm_job *job)
 {
 	if (rkm_dispatch_submit(job))
 		return;
-	rkm_job_run_cpu(job);
+	rkm_place_run_cpu(job);
 	rkm_stat_job(job, RAIDKM_STAT_JOBS_CPU, 1);
 	job->done(job);
 }

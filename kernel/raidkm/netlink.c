@@ -55,7 +55,24 @@ static const struct nla_policy rkm_nl_policy[RAIDKM_A_MAX + 1] = {
 	[RAIDKM_A_DETACH_WHY]	= { .type = NLA_REJECT },
 	[RAIDKM_A_DETACH_RERUNS] = { .type = NLA_REJECT },
 	[RAIDKM_A_DETACH_FENCED] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACEMENT]	= { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE]	= { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_OP]	= { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_CLASS]	= { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_CPU_JOBS] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_CPU_BYTES] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_DAEMON_JOBS] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_DAEMON_BYTES] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_CPU_PS]	= { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_DAEMON_NS] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_DAEMON_PS] = { .type = NLA_REJECT },
 };
+
+static_assert(RAIDKM_PLACE_OPS == RKM_PLACE_NOPS);
+static_assert(RAIDKM_PLACE_CLASSES == RKM_PLACE_CLASSES);
+
+/* GET_STATS' room for its PLACE nests (each under 128 bytes) */
+#define RKM_NL_PLACE_SIZE	(RKM_PLACE_NOPS * RKM_PLACE_CLASSES * 128 + 64)
 
 static struct genl_family rkm_genl_family;
 
@@ -211,6 +228,59 @@ static int put_detaches(struct sk_buff *msg)
 	return ret;
 }
 
+/* one op and size class: what each side coded, the estimates */
+static int put_place(struct sk_buff *msg, const struct rkm_place_counts *c,
+		     int op, int cls)
+{
+	const int cs = RKM_PLACE_TO_CPU, ds = RKM_PLACE_TO_DAEMON;
+	const struct rkm_place_cell *e = &c->cell[op][cls];
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, RAIDKM_A_PLACE);
+	if (!nest || nla_put_u8(msg, RAIDKM_A_PLACE_OP, op) ||
+	    nla_put_u8(msg, RAIDKM_A_PLACE_CLASS, cls) ||
+	    nla_put_u64_64bit(msg, RAIDKM_A_PLACE_CPU_JOBS,
+			      c->jobs[cs][op][cls], RAIDKM_A_PAD) ||
+	    nla_put_u64_64bit(msg, RAIDKM_A_PLACE_CPU_BYTES,
+			      c->bytes[cs][op][cls], RAIDKM_A_PAD) ||
+	    nla_put_u64_64bit(msg, RAIDKM_A_PLACE_DAEMON_JOBS,
+			      c->jobs[ds][op][cls], RAIDKM_A_PAD) ||
+	    nla_put_u64_64bit(msg, RAIDKM_A_PLACE_DAEMON_BYTES,
+			      c->bytes[ds][op][cls], RAIDKM_A_PAD) ||
+	    nla_put_u32(msg, RAIDKM_A_PLACE_CPU_PS, e->cpu_ps) ||
+	    nla_put_u32(msg, RAIDKM_A_PLACE_DAEMON_NS, e->d_ns) ||
+	    nla_put_u32(msg, RAIDKM_A_PLACE_DAEMON_PS, e->d_ps))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static bool place_used(const struct rkm_place_counts *c, int op, int cls)
+{
+	return c->jobs[RKM_PLACE_TO_CPU][op][cls] ||
+	       c->jobs[RKM_PLACE_TO_DAEMON][op][cls] || c->cell[op][cls].d_ns;
+}
+
+/* the placement mode and the op/class pairs that have seen jobs */
+static int put_placement(struct sk_buff *msg)
+{
+	struct rkm_place_counts *c = kmalloc(sizeof(*c), GFP_KERNEL);
+	int op, cls, ret = 0;
+
+	if (!c)
+		return -ENOMEM;
+	rkm_place_read(c);
+	if (nla_put_string(msg, RAIDKM_A_PLACEMENT,
+			   rkm_place_mode_name(rkm_place_mode())))
+		ret = -EMSGSIZE;
+	for (op = 0; op < RKM_PLACE_NOPS && !ret; op++)
+		for (cls = 0; cls < RKM_PLACE_CLASSES && !ret; cls++)
+			if (place_used(c, op, cls))
+				ret = put_place(msg, c, op, cls);
+	kfree(c);
+	return ret;
+}
+
 static int rkm_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 {
 	u64 cnt[__RAIDKM_STAT_MAX];
@@ -219,7 +289,7 @@ static int rkm_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int i;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE + RKM_NL_PLACE_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &rkm_genl_family, 0,
@@ -236,7 +306,7 @@ static int rkm_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < __RAIDKM_STAT_MAX; i++)
 		cnt[i] = atomic64_read(&rkm_stats[i]);
 	if (put_stats(msg, cnt) || rkm_job_stats_each(put_array, msg) ||
-	    put_latency(msg) || put_detaches(msg))
+	    put_latency(msg) || put_detaches(msg) || put_placement(msg))
 		goto too_big;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

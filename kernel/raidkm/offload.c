@@ -7,11 +7,13 @@
 #include <linux/kernel.h>
 #include "raidkm.h"
 #include "offload.h"
+#include "codec/rkm_codec.h"
 
 int rkm_offload_init(void)
 {
 	int ret;
 
+	rkm_place_init(min_t(unsigned long, rkm_codec_mbs(), U32_MAX));
 	ret = rkm_arena_init();
 	if (ret)
 		return ret;

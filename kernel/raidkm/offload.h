@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include "uapi/raidkm.h"
+#include "place.h"
 
 struct file;
 struct page;
@@ -162,6 +163,41 @@ void rkm_hist_detach(pid_t pid, const char *backend, const char *why,
 		     u32 reruns, bool fenced);
 /* The last RAIDKM_DETACH_LOG records, oldest first; returns how many */
 int rkm_hist_detach_read(struct rkm_detach_rec *out);
+
+/* ---- offload_place.c: where jobs run (place.c's rule, fed) ----------- */
+/* The job's place op and bytes; false for jobs placement leaves alone */
+bool rkm_place_job_of(const struct rkm_job *job, struct rkm_place_job *pj);
+/* Should a job the daemon could take go to it, @ring_bytes queued there? */
+bool rkm_place_to_daemon(const struct rkm_job *job,
+			 const struct rkm_place_job *pj, u64 ring_bytes);
+/* The daemon took the job (counted) */
+void rkm_place_on_daemon(const struct rkm_place_job *pj);
+/* Run a job on the CPU codec, counted and (sampled) timed */
+void rkm_place_run_cpu(struct rkm_job *job);
+/*
+ * The daemon completed a ring entry of @njobs jobs of @job_bytes each
+ * (@op: enum rkm_place_op) @ns after its first job was staged, with
+ * @ahead bytes before it; @failed: with an error.
+ */
+void rkm_place_daemon_entry(int op, u64 job_bytes, u32 njobs, u64 ahead,
+			    u64 ns, bool failed);
+/* An entry as above is still out after @ns (watchdog) */
+void rkm_place_daemon_out(int op, u64 job_bytes, u32 njobs, u64 ahead,
+			  u64 ns);
+/* A daemon attached (its estimates start afresh) or went away */
+void rkm_place_attached(bool attached);
+/* At load: the codec's measured MB/s seeds the CPU's estimates */
+void rkm_place_init(u32 cpu_mbs);
+int rkm_place_mode(void);
+
+struct rkm_place_counts {
+	u64 jobs[RKM_PLACE_NSIDES][RKM_PLACE_NOPS][RKM_PLACE_CLASSES];
+	u64 bytes[RKM_PLACE_NSIDES][RKM_PLACE_NOPS][RKM_PLACE_CLASSES];
+	u64 why[RKM_PLACE_NSIDES][RKM_PLACE_NWHY];
+	struct rkm_place_cell cell[RKM_PLACE_NOPS][RKM_PLACE_CLASSES];
+};
+
+void rkm_place_read(struct rkm_place_counts *c);
 
 /* ---- offload_stats.c: counters, global and per array ------------------ */
 extern atomic64_t rkm_stats[__RAIDKM_STAT_MAX];

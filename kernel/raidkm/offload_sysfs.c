@@ -9,7 +9,8 @@
  *				(single pages and runs) and staging
  *				page counts, staging copies
  *				and their time, selftest
- *				(offload_selftest.c)
+ *				(offload_selftest.c), placement_stats
+ *				and placement_reasons (offload_place.c)
  *   /sys/module/raidkm/parameters/	deadline_ms, verify_spot,
  *				verify_fresh_jobs, verify_ppm (writable,
  *				validated: a bad value is refused with
@@ -21,6 +22,7 @@
 #include <linux/moduleparam.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
+#include <linux/slab.h>
 #include "offload.h"
 
 #define RKM_DEADLINE_MIN_MS	1
@@ -220,6 +222,68 @@ static ssize_t verify_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%llu\n", strstr(name, "_ns") ? ns : checks);
 }
 
+/*
+ * One line per op and size class: "OP CLASS cpu JOBS BYTES daemon JOBS
+ * BYTES est cpu_ps PS daemon_ns NS daemon_ps PS" (0: not measured).
+ */
+static ssize_t placement_stats_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	struct rkm_place_counts *c = kmalloc(sizeof(*c), GFP_KERNEL);
+	const int cs = RKM_PLACE_TO_CPU, ds = RKM_PLACE_TO_DAEMON;
+	const struct rkm_place_cell *e;
+	ssize_t n = 0;
+	int op, cls;
+
+	if (!c)
+		return -ENOMEM;
+	rkm_place_read(c);
+	for (op = 0; op < RKM_PLACE_NOPS; op++)
+		for (cls = 0; cls < RKM_PLACE_CLASSES; cls++) {
+			e = &c->cell[op][cls];
+			n += sysfs_emit_at(buf, n,
+					   "%s %s cpu %llu %llu daemon %llu %llu est cpu_ps %u daemon_ns %u daemon_ps %u\n",
+					   rkm_place_op_name(op),
+					   rkm_place_class_name(cls),
+					   c->jobs[cs][op][cls],
+					   c->bytes[cs][op][cls],
+					   c->jobs[ds][op][cls],
+					   c->bytes[ds][op][cls],
+					   e->cpu_ps, e->d_ns, e->d_ps);
+		}
+	kfree(c);
+	return n;
+}
+
+static const char *const place_why_names[RKM_PLACE_NWHY] = {
+	[RKM_PLACE_WHY_FORCED] = "forced",
+	[RKM_PLACE_WHY_COST] = "cost",
+	[RKM_PLACE_WHY_UNKNOWN] = "unmeasured",
+	[RKM_PLACE_WHY_EXPLORE] = "explore",
+	[RKM_PLACE_WHY_STALE] = "stale",
+};
+
+/* "SIDE REASON COUNT" lines: the decisions made while a daemon ran */
+static ssize_t placement_reasons_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	struct rkm_place_counts *c = kmalloc(sizeof(*c), GFP_KERNEL);
+	ssize_t n = 0;
+	int side, why;
+
+	if (!c)
+		return -ENOMEM;
+	rkm_place_read(c);
+	for (side = 0; side < RKM_PLACE_NSIDES; side++)
+		for (why = 0; why < RKM_PLACE_NWHY; why++)
+			n += sysfs_emit_at(buf, n, "%s %s %llu\n",
+					   side == RKM_PLACE_TO_CPU ? "cpu" :
+					   "daemon", place_why_names[why],
+					   c->why[side][why]);
+	kfree(c);
+	return n;
+}
+
 #define RKM_SELFTEST_MAX	1000000
 
 static ssize_t selftest_show(struct kobject *kobj,
@@ -310,6 +374,10 @@ static struct kobj_attribute stage_copy_bytes_attr =
 static struct kobj_attribute stage_copy_ns_attr =
 	__ATTR(stage_copy_ns, 0444, stage_show, NULL);
 static struct kobj_attribute selftest_attr = __ATTR_RW_MODE(selftest, 0600);
+static struct kobj_attribute placement_stats_attr =
+	__ATTR_RO(placement_stats);
+static struct kobj_attribute placement_reasons_attr =
+	__ATTR_RO(placement_reasons);
 
 static struct attribute *rkm_attrs[] = {
 	&daemon_pid_attr.attr,
@@ -344,6 +412,8 @@ static struct attribute *rkm_attrs[] = {
 	&stage_copy_bytes_attr.attr,
 	&stage_copy_ns_attr.attr,
 	&selftest_attr.attr,
+	&placement_stats_attr.attr,
+	&placement_reasons_attr.attr,
 	NULL,
 };
 

@@ -34,6 +34,7 @@ struct rkm_job {
 	void *old[RKM_MAX_K];		/* DELTA: old contents of changed data */
 	void *scratch;			/* CHECK/LOCATE: m * len bytes */
 	int result;			/* 0 or -errno; CHECK/LOCATE answer */
+	bool waited;			/* a reader or writer waits on it */
 	void (*done)(struct rkm_job *job);
 	void *priv;			/* the submitter's */
 	struct rkm_job_stats *stats;	/* NULL, or the array's counters */
@@ -52,6 +53,7 @@ struct rkm_job_stats {
 	atomic64_t reruns;		/* re-run on the CPU after daemon loss */
 	atomic64_t verify_mismatches;	/* verify_ppm re-checks that differed */
 	atomic64_t bytes_offloaded;	/* chunk bytes described to the daemon */
+	int placement;			/* enum rkm_place_mode (place.h) */
 	struct list_head node;		/* registry (offload_stats.c) */
 	char name[32];
 };

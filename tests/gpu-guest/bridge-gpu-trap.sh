@@ -18,6 +18,8 @@
 
 [ "$RKM_BRIDGE" = cuda ] || fail "needs the cuda backend on a GPU host (tools/gpu-guest/run.sh)"
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 ramdisks 6 48
 check mdadm_km --create /dev/md0 --run --level=km --layout=m2 \
 	--raid-devices=6 --chunk=64 $(members 6)

@@ -16,6 +16,8 @@
 
 P=/sys/module/raidkm/parameters
 check modprobe raidkm arena_mb=256
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 grep -q '\[km\]' /proc/mdstat || fail "/proc/mdstat does not list km"
 check sh -c "echo 1000000 >$P/verify_ppm"
 # On a build machine of 2 cores the host daemon's coding threads compete

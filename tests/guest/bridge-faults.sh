@@ -15,6 +15,8 @@
 
 P=/sys/module/raidkm/parameters
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 [ "$RKM_BRIDGE" = cpu ] && check sh -c "echo 1000 >$P/deadline_ms"
 ramdisks 6 48
 check mdadm_km --create /dev/md0 --run --level=km --layout=m2 \

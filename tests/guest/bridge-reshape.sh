@@ -16,6 +16,8 @@
 P=/sys/module/raidkm/parameters
 S=/sys/block/md0/md
 check modprobe raidkm arena_mb=256
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 check sh -c "echo 1000000 >$P/verify_ppm"
 [ "$RKM_BRIDGE" = cpu ] && check sh -c "echo 1000 >$P/deadline_ms"
 echo 2000000 >/proc/sys/dev/raid/speed_limit_min

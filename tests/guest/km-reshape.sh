@@ -25,6 +25,8 @@ rmmod brd 2>/dev/null
 
 ramdisks 8 32
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 S=/sys/block/md0/md
 A="--name=a --bs=64k --size=40M --offset=0 --randseed=3"
 B="--name=b --bs=16k --size=16M --offset=40M --randseed=5"

@@ -26,6 +26,8 @@ stat() {
 }
 
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 
 note "device and sysfs"
 [ -c /dev/raidkm ] || fail "/dev/raidkm missing"

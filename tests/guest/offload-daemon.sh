@@ -23,6 +23,8 @@ selftest() {
 }
 
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 check sh -c "echo 10000 >$P/deadline_ms"
 
 note "attach and serve"

@@ -16,6 +16,8 @@ FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengi
 
 ramdisks $N 16
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 # TCG is slow and 2 vCPUs are shared with fio: do not drop the daemon for
 # scheduling hiccups (offload-daemon.sh covers deadlines).
 check sh -c "echo 10000 >$P/deadline_ms"

@@ -32,6 +32,8 @@ FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengi
 
 ramdisks $((N + M)) 16
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 check sh -c "echo 10000 >$P/deadline_ms"
 check mdadm_km --create /dev/md0 --run --level=km --layout=m$M \
 	--raid-devices=$N --chunk=64 $(members $N)

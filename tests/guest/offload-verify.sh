@@ -26,6 +26,8 @@ FIO="fio --output-format=terse --minimal --filename=/dev/md0 --direct=1 --ioengi
 
 ramdisks $N 16
 load_raidkm
+# the daemon path is under test: it gets every job it can take
+check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 [ "$(cat $P/verify_spot)" = 1 ] || fail "verify_spot default $(cat $P/verify_spot)"
 [ "$(cat $P/verify_fresh_jobs)" = 1024 ] || fail "verify_fresh_jobs default"
 [ "$(cat $P/verify_ppm)" = 10000 ] || fail "verify_ppm default $(cat $P/verify_ppm)"

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * covers: tools: raidkmctl
+ * covers: tools: raidkmctl; offload: placement visible in raidkmctl status
  *
  * raidkmctl's printing (tools/ctl/ctl_print.c) on made-up GET_STATS
  * replies: latency percentiles from the log2 histogram, the text lines an
  * operator reads, and --json parsed back by Python's json module (values,
- * escaping of a reason with quotes, backslash and newline).
+ * escaping of a reason with quotes, backslash and newline), the
+ * placement lines (jobs and bytes on each side per op and size class, the
+ * estimates).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -111,6 +113,27 @@ int main(void)
 	s = ctl_print(&st, 1);
 	CHECK(ctl_python_check(s,
 		"assert d == {\"daemon\": {\"attached\": False}, \"counters\": {}, \"arrays\": [], \"detaches\": []}\n") == 0);
+	free(s);
+	end();
+
+	begin("placement: text and json");
+	memset(&st, 0, sizeof(st));
+	strcpy(st.placement, "auto");
+	st.nplace = 2;
+	st.place[0] = (struct rkmctl_place){ 2, 1, 6300, 129024000, 100,
+					     2048000, 20, 0, 0 };
+	st.place[1] = (struct rkmctl_place){ 1, 5, 3, 25165824, 190,
+					     1593835520, 60, 109000, 10 };
+	s = ctl_print(&st, 0);
+	CHECK(strstr(s, "placement: auto; "));
+	CHECK(strstr(s, "  delta  16K-64K  cpu 6300 (123.0), daemon 100 (2.0); cpu 20, daemon not measured\n"));
+	CHECK(strstr(s, "  decode 4M-      cpu 3 (24.0), daemon 190 (1520.0); cpu 60, daemon 109.0 + 10\n"));
+	free(s);
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
+		"p = d[\"placement\"]\n"
+		"assert p[\"mode\"] == \"auto\" and len(p[\"classes\"]) == 2\n"
+		"assert p[\"classes\"][1] == {\"op\": \"decode\", \"size\": \"4M-\", \"cpu_jobs\": 3, \"cpu_bytes\": 25165824, \"daemon_jobs\": 190, \"daemon_bytes\": 1593835520, \"cpu_ps_per_byte\": 60, \"daemon_ns_per_job\": 109000, \"daemon_ps_per_byte\": 10}\n") == 0);
 	free(s);
 	end();
 	return failures ? 1 : 0;

@@ -39,7 +39,9 @@ echo 3 >/proc/sys/vm/drop_caches
 # the wide paths' jobs cover up to 1 MiB per chunk: an arena and a
 # staging pool sized for them (as the bridge scenarios size the arena), so
 # that no job is coded in the guest for want of staging
-check modprobe raidkm arena_mb=256 stage_mb=64
+# the served configurations measure the daemon's path: every job to it
+# (placement=auto, the default, would choose per job; see offload.rst)
+check modprobe raidkm arena_mb=256 stage_mb=64 placement=daemon
 grep -q '\[km\]' /proc/mdstat || fail "/proc/mdstat does not list km"
 load_raid6
 echo 2000000 > /proc/sys/dev/raid/speed_limit_min

@@ -5,8 +5,10 @@
 RKMCTL_BIN := $(BUILD)/bin/raidkmctl
 USER_BINS  += $(RKMCTL_BIN)
 GUEST_BINS += $(RKMCTL_BIN)
+# place.c: the op and size class names of the placement lines
+RKMCTL_PLACE := $(TOP)/kernel/raidkm/place.c
 RKMCTL_SRCS := $(TOP)/tools/ctl/raidkmctl.c $(TOP)/tools/ctl/ctl_print.c \
-	$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_km.c
+	$(TOP)/tools/ctl/ctl_gpus.c $(TOP)/tools/ctl/ctl_km.c $(RKMCTL_PLACE)
 RKMCTL_HDRS := $(TOP)/tools/ctl/ctl_status.h $(TOP)/tools/ctl/ctl_gpus.h \
 	$(TOP)/tools/ctl/ctl_km.h \
 	$(TOP)/daemon/gpu/gpu_status.h $(TOP)/kernel/raidkm/uapi/raidkm.h
@@ -23,7 +25,8 @@ $(CTL_PRINT_TEST): $(TOP)/tests/unit/ctl_print_test.c $(TOP)/tools/ctl/ctl_print
 		$(RKMCTL_HDRS) $(TOP)/tests/unit/unit_check.h \
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c
+	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_print.c \
+		$(RKMCTL_PLACE)
 
 # unit test of the GPU status file: good, stale, malformed, truncated
 # (every prefix) and damaged files, read and printed; ASan and UBSan where
@@ -35,7 +38,7 @@ $(CTL_GPUS_TEST): $(TOP)/tests/unit/ctl_gpus_test.c $(TOP)/tools/ctl/ctl_gpus.c 
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) $(FUZZ_SAN) -o $@ $< $(TOP)/tools/ctl/ctl_gpus.c \
-		$(TOP)/tools/ctl/ctl_print.c
+		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_PLACE)
 
 # unit test of the km data path counters read from a made-up sysfs tree
 CTL_KM_TEST := $(BUILD)/tests/ctl_km_test
@@ -45,4 +48,4 @@ $(CTL_KM_TEST): $(TOP)/tests/unit/ctl_km_test.c $(TOP)/tools/ctl/ctl_km.c \
 		$(TOP)/tests/unit/ctl_test_util.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(RKMCTL_CFLAGS) -o $@ $< $(TOP)/tools/ctl/ctl_km.c \
-		$(TOP)/tools/ctl/ctl_print.c
+		$(TOP)/tools/ctl/ctl_print.c $(RKMCTL_PLACE)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl_status.h"
+#include "place.h"
 
 /* the counters: text label and JSON key */
 static const struct {
@@ -137,6 +138,35 @@ static void text_km(FILE *f, const struct rkmctl_km *km)
 	fprintf(f, "\n");
 }
 
+static double mib(uint64_t bytes)
+{
+	return bytes / 1048576.0;
+}
+
+/* where jobs were coded, per op and size class, and the estimates */
+static void text_placement(FILE *f, const struct rkmctl_status *s)
+{
+	int i;
+
+	if (!s->placement[0])
+		return;
+	fprintf(f, "placement: %s; jobs (MiB) coded on each side by op and job size, and the estimates (CPU ps a byte; daemon us a job + ps a byte queued)\n",
+		s->placement);
+	for (i = 0; i < s->nplace; i++) {
+		const struct rkmctl_place *p = &s->place[i];
+
+		fprintf(f, "  %-6s %-8s cpu %" PRIu64 " (%.1f), daemon %" PRIu64 " (%.1f); cpu %u",
+			rkm_place_op_name(p->op), rkm_place_class_name(p->cls),
+			p->cpu_jobs, mib(p->cpu_bytes), p->daemon_jobs,
+			mib(p->daemon_bytes), p->cpu_ps);
+		if (p->daemon_ns)
+			fprintf(f, ", daemon %.1f + %u\n", p->daemon_ns / 1000.0,
+				p->daemon_ps);
+		else
+			fprintf(f, ", daemon not measured\n");
+	}
+}
+
 void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -178,6 +208,7 @@ void rkmctl_print_text(FILE *f, const struct rkmctl_status *s)
 			d->ago_s, d->pid, d->backend, d->why, d->reruns,
 			d->fenced ? ", arena fenced" : "");
 	}
+	text_placement(f, s);
 }
 
 /* a JSON string: quotes, backslashes and control characters escaped */
@@ -308,6 +339,31 @@ static void json_km(FILE *f, const struct rkmctl_km *km)
 	fputc('}', f);
 }
 
+static void json_placement(FILE *f, const struct rkmctl_status *s)
+{
+	int i;
+
+	if (!s->placement[0])
+		return;
+	fprintf(f, ",\n \"placement\": {\"mode\": ");
+	json_str(f, s->placement);
+	fprintf(f, ", \"classes\": [");
+	for (i = 0; i < s->nplace; i++) {
+		const struct rkmctl_place *p = &s->place[i];
+
+		fprintf(f, "%s{\"op\": \"%s\", \"size\": \"%s\"",
+			i ? ", " : "", rkm_place_op_name(p->op),
+			rkm_place_class_name(p->cls));
+		fprintf(f, ", \"cpu_jobs\": %" PRIu64 ", \"cpu_bytes\": %" PRIu64
+			", \"daemon_jobs\": %" PRIu64 ", \"daemon_bytes\": %" PRIu64,
+			p->cpu_jobs, p->cpu_bytes, p->daemon_jobs,
+			p->daemon_bytes);
+		fprintf(f, ", \"cpu_ps_per_byte\": %u, \"daemon_ns_per_job\": %u, \"daemon_ps_per_byte\": %u}",
+			p->cpu_ps, p->daemon_ns, p->daemon_ps);
+	}
+	fprintf(f, "]}");
+}
+
 void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 {
 	int i;
@@ -360,5 +416,7 @@ void rkmctl_print_json(FILE *f, const struct rkmctl_status *s)
 		fprintf(f, ", \"reruns\": %u, \"fenced\": %s}", d->reruns,
 			d->fenced ? "true" : "false");
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	json_placement(f, s);
+	fprintf(f, "}\n");
 }

@@ -32,6 +32,15 @@ struct rkmctl_detach {
 	int fenced;
 };
 
+/* one op and size class of GET_STATS' placement (uapi: RAIDKM_A_PLACE) */
+struct rkmctl_place {
+	uint8_t op, cls;
+	uint64_t cpu_jobs, cpu_bytes, daemon_jobs, daemon_bytes;
+	uint32_t cpu_ps, daemon_ns, daemon_ps;	/* estimates, 0: none */
+};
+
+#define RKMCTL_MAX_PLACE	(RAIDKM_PLACE_OPS * RAIDKM_PLACE_CLASSES)
+
 struct rkmctl_status {
 	int attached;
 	uint32_t pid;
@@ -48,6 +57,9 @@ struct rkmctl_status {
 	int ndetach;
 	struct rkmctl_detach detach[RAIDKM_DETACH_LOG];
 	struct rkmctl_gpus gpus;	/* the daemon's GPUs, if any */
+	char placement[16];		/* "" when the module did not say */
+	int nplace;
+	struct rkmctl_place place[RKMCTL_MAX_PLACE];
 };
 
 /*

@@ -78,6 +78,40 @@ static void get_detach(struct nlattr *nest, struct rkmctl_status *st)
 		d->fenced = nla_get_u8(tb[RAIDKM_A_DETACH_FENCED]);
 }
 
+static uint64_t get_u64(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t get_u32(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+/* one PLACE nest; op or class out of range: skipped */
+static void get_place(struct nlattr *nest, struct rkmctl_status *st)
+{
+	struct nlattr *tb[RAIDKM_A_MAX + 1];
+	struct rkmctl_place *p;
+
+	if (st->nplace >= RKMCTL_MAX_PLACE ||
+	    nla_parse_nested(tb, RAIDKM_A_MAX, nest, NULL) ||
+	    !tb[RAIDKM_A_PLACE_OP] || !tb[RAIDKM_A_PLACE_CLASS] ||
+	    nla_get_u8(tb[RAIDKM_A_PLACE_OP]) >= RAIDKM_PLACE_OPS ||
+	    nla_get_u8(tb[RAIDKM_A_PLACE_CLASS]) >= RAIDKM_PLACE_CLASSES)
+		return;
+	p = &st->place[st->nplace++];
+	p->op = nla_get_u8(tb[RAIDKM_A_PLACE_OP]);
+	p->cls = nla_get_u8(tb[RAIDKM_A_PLACE_CLASS]);
+	p->cpu_jobs = get_u64(tb[RAIDKM_A_PLACE_CPU_JOBS]);
+	p->cpu_bytes = get_u64(tb[RAIDKM_A_PLACE_CPU_BYTES]);
+	p->daemon_jobs = get_u64(tb[RAIDKM_A_PLACE_DAEMON_JOBS]);
+	p->daemon_bytes = get_u64(tb[RAIDKM_A_PLACE_DAEMON_BYTES]);
+	p->cpu_ps = get_u32(tb[RAIDKM_A_PLACE_CPU_PS]);
+	p->daemon_ns = get_u32(tb[RAIDKM_A_PLACE_DAEMON_NS]);
+	p->daemon_ps = get_u32(tb[RAIDKM_A_PLACE_DAEMON_PS]);
+}
+
 static int on_reply(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[RAIDKM_A_MAX + 1], *a, *at[RAIDKM_A_MAX + 1];
@@ -98,9 +132,16 @@ static int on_reply(struct nl_msg *msg, void *arg)
 		get_counters(tb[RAIDKM_A_STATS], &st->global);
 	if (tb[RAIDKM_A_LATENCY])
 		get_latency(tb[RAIDKM_A_LATENCY], st);
+	if (tb[RAIDKM_A_PLACEMENT])
+		get_string(st->placement, sizeof(st->placement),
+			   tb[RAIDKM_A_PLACEMENT]);
 	nlmsg_for_each_attr(a, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
 		if (nla_type(a) == RAIDKM_A_DETACH) {
 			get_detach(a, st);
+			continue;
+		}
+		if (nla_type(a) == RAIDKM_A_PLACE) {
+			get_place(a, st);
 			continue;
 		}
 		if (nla_type(a) != RAIDKM_A_ARRAY ||
@@ -155,6 +196,8 @@ static int status(int json, const char *gpus_file)
 		fprintf(stderr, "raidkmctl: out of memory\n");
 		goto out;
 	}
+	/* the reply may be larger than a page: read it whole */
+	nl_socket_enable_msg_peek(sk);
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &r);
 	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, on_error, &r);
 	if (nl_send_auto(sk, msg) < 0) {
@@ -199,6 +242,9 @@ static void usage(FILE *f)
 "back, from raidkmd's status file (--status-file=PATH, else\n"
 "$RAIDKMD_STATUS_FILE, else " RKMD_GPU_STATUS_FILE "; no file: no GPU lines;\n"
 "a file left by a raidkmd that stopped is ignored and said so).\n"
+"Placement (the module parameter placement): per op and job size, the\n"
+"jobs and MiB coded on the CPU and by the daemon and the estimates that\n"
+"decide where the next job goes.\n"
 "--json prints one JSON object for monitoring.\n"
 "Per km array, the data path's counters (wide reads, member reads, fallbacks\n"
 "by reason) from /sys/block/mdX/md/km/, where they also are.\n"

@@ -135,6 +135,12 @@ int rkm_decode_matrix_want(struct rkm_code *c, rkm_u64 erased,
  */
 const char *rkm_codec_impl(void);
 /*
+ * MB/s of data the implementation in use coded when rkm_codec_init()
+ * measured it (8+4 encodes of 4 KiB chunks); 0 when it was not measured
+ * (forced by RKM_CODEC_IMPL or rkm_codec_use()).
+ */
+unsigned long rkm_codec_mbs(void);
+/*
  * Check every implementation the CPU supports against a known answer,
  * measure them briefly and pick the fastest; 0 or -RKM_EINVAL when even
  * the scalar reference fails (the module then refuses to load).  In user

@@ -62,6 +62,7 @@ static const struct rkm_impl rkm_impls[] = {
 
 static const struct rkm_ops *rkm_cur = &rkm_ops_scalar;
 static int rkm_init_state;	/* 0 not yet, 1 ready, < 0 failed */
+static unsigned long rkm_cur_mbs;	/* what the chosen one measured */
 
 const struct rkm_ops *rkm_ops_current(void)
 {
@@ -433,6 +434,11 @@ int rkm_codec_use(const char *name)
 	return 0;
 }
 
+unsigned long rkm_codec_mbs(void)
+{
+	return rkm_cur_mbs;
+}
+
 const char *rkm_codec_impl(void)
 {
 	if (rkm_codec_ensure_init())
@@ -529,8 +535,9 @@ static int rkm_codec_init_once(void)
 			rkm_impls[best].ops->name);
 		ok[best] = 0;
 	}
+	rkm_cur_mbs = rkm_mbs(dt[best]);
 	rkm_info("raidkm: codec chose %s (%lu MB/s), self-test ok in every form\n",
-		 rkm_impls[best].ops->name, rkm_mbs(dt[best]));
+		 rkm_impls[best].ops->name, rkm_cur_mbs);
 	rkm_choose_forms();
 	return 0;
 fail:

@@ -405,6 +405,9 @@ void km_submit_job(struct km_stripe *sh, enum rkm_job_op op, km_mask_t mask,
 			job->old[i] = page_address(sh->dev[i].orig);
 	}
 	job->scratch = sh->scratch;
+	/* a sync round's jobs are background work; the rest hold bios */
+	job->waited = sh->round != &km_round_sync &&
+		      !test_bit(KM_SH_SYNC, &sh->state);
 	if (conf->job_stats_registered)
 		job->stats = &conf->job_stats;
 	job->done = km_job_done;

@@ -371,6 +371,7 @@ static int km_verify_job(struct km_verify *v, enum rkm_job_op op,
 	job->op = op;
 	job->code = conf->code;
 	job->len = v->rows << PAGE_SHIFT;
+	job->waited = true;	/* a reader */
 	memcpy(job->chunk, chunk, sizeof(void *) * g->n);
 	if (op == RKM_JOB_DECODE) {
 		job->mask = km_plan_decode_mask(g->k, g->n,

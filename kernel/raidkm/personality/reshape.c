@@ -244,6 +244,7 @@ int km_reshape_setup(struct km_conf *conf, struct km_conf *prev)
 	if (!conf->rs)
 		return -ENOMEM;
 	conf->prev = prev;
+	conf->job_stats.placement = READ_ONCE(prev->job_stats.placement);
 	conf->new_offset = true;
 	conf->reshaping = true;
 	prev->reshaping = true;
@@ -787,6 +788,7 @@ void km_finish_reshape(struct mddev *mddev)
 	km_gate_open(conf);
 	km_move_held(conf, prev);
 	if (prev->job_stats_registered) {
+		/* the array's placement is written to the new conf since */
 		rkm_job_stats_unregister(&prev->job_stats);
 		prev->job_stats_registered = false;
 		rkm_job_stats_register(&conf->job_stats, mdname(mddev));

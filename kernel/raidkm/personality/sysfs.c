@@ -7,6 +7,7 @@
 #include <linux/sysfs.h>
 #include "km.h"
 #include "../uapi/raidkm.h"
+#include "../place.h"
 
 /* Run @fn on the array's conf under mddev->lock, if the array runs km. */
 static ssize_t km_show_u64(struct mddev *mddev, char *page,
@@ -271,6 +272,47 @@ static ssize_t km_read_verify_state_show(struct mddev *mddev, char *page)
 static struct md_sysfs_entry km_attr_read_verify_state =
 	__ATTR(read_verify_state, 0444, km_read_verify_state_show, NULL);
 
+/*
+ * Where the array's jobs are coded while raidkmd is attached: default
+ * (the module parameter placement), auto, cpu or daemon.
+ */
+static ssize_t km_placement_text(struct km_conf *conf, char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  rkm_place_mode_name(READ_ONCE(conf->job_stats.placement)));
+}
+
+static ssize_t km_placement_show(struct mddev *mddev, char *page)
+{
+	return km_show_text(mddev, page, km_placement_text);
+}
+
+static ssize_t km_placement_store(struct mddev *mddev, const char *page,
+				  size_t len)
+{
+	struct km_conf *conf;
+	int mode, err;
+
+	if (len >= PAGE_SIZE)
+		return -EINVAL;
+	mode = rkm_place_mode_parse(page, 1);
+	if (mode < 0)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
+		err = -ENODEV;
+	else
+		WRITE_ONCE(conf->job_stats.placement, mode);
+	mddev_unlock(mddev);
+	return err ? err : len;
+}
+
+static struct md_sysfs_entry km_attr_placement =
+	__ATTR(placement, 0644, km_placement_show, km_placement_store);
+
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
@@ -347,6 +389,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_read_verify_failed.attr,
 	&km_attr_read_verify_unverified.attr,
 	&km_attr_read_verify_raced.attr,
+	&km_attr_placement.attr,
 	NULL,
 };
 

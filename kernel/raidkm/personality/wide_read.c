@@ -268,6 +268,7 @@ static void km_wide_decode(struct work_struct *work)
 	job->len = w->rows << PAGE_SHIFT;
 	job->mask = km_mask_all(conf->geom.n) & ~w->surv;
 	job->want = w->want;
+	job->waited = true;	/* a reader */
 	for (i = 0; i < conf->geom.n; i++)
 		job->chunk[i] = w->buf[i];
 	if (conf->job_stats_registered)

@@ -365,6 +365,7 @@ static void km_wwrite_encode(struct km_wwrite *w)
 	job->op = RKM_JOB_ENCODE;
 	job->code = conf->code;
 	job->len = (w->stripes * w->chunk_pages) << PAGE_SHIFT;
+	job->waited = true;	/* the writes wait for their parity */
 	for (i = 0; i < conf->geom.n; i++)
 		job->chunk[i] = w->buf[i];
 	if (conf->job_stats_registered)

@@ -67,6 +67,13 @@ int rkm_attach_attr(struct rkm_attach_req *r, __u16 type, const void *data,
 	type &= RKM_NLA_TYPE_MASK;
 	if (type == RAIDKM_A_UNSPEC || type > RAIDKM_A_MAX)
 		return 0;
+	/*
+	 * ATTACH's own attributes are all below 32 (r->present's bits);
+	 * the later ones (GET_STATS replies) are ignored like the others
+	 * it does not use.
+	 */
+	if (type >= 32)
+		return 0;
 	if (r->present & (1u << type)) {
 		*why = "attribute repeated";
 		return -RKM_RING_EINVAL;

@@ -475,7 +475,15 @@ struct raidkm_cqe {
  *	posting, the last bucket open-ended); one DETACH nest per recorded
  *	end of a daemon's session, oldest first, at most RAIDKM_DETACH_LOG
  *	(DETACH_AGO_S, DETACH_PID, DETACH_BACKEND, DETACH_WHY,
- *	DETACH_RERUNS, DETACH_FENCED).
+ *	DETACH_RERUNS, DETACH_FENCED).  PLACEMENT (the module parameter
+ *	placement: "auto", "cpu" or "daemon") and one PLACE nest per op and
+ *	size class that has coded a job or has a daemon estimate (PLACE_OP:
+ *	0 encode, 1 decode, 2 delta, 3 check; PLACE_CLASS c: jobs of
+ *	[2^(12 + 2c), 2^(14 + 2c)) bytes coded, class 0 from 0, the last
+ *	open-ended; the jobs and bytes coded on the CPU and by the daemon;
+ *	the estimates, 0 when not measured: the CPU's picoseconds per byte,
+ *	the daemon's nanoseconds per job with nothing ahead and picoseconds
+ *	per byte of its backlog).  Documentation/offload.rst, "Placement".
  */
 enum raidkm_cmd {
 	RAIDKM_CMD_UNSPEC,
@@ -515,6 +523,17 @@ enum raidkm_attr {
 	RAIDKM_A_DETACH_WHY,	/* NUL string: the reason, as in dmesg */
 	RAIDKM_A_DETACH_RERUNS,	/* u32: jobs in flight re-run on the CPU */
 	RAIDKM_A_DETACH_FENCED,	/* u8: its arena mapping was revoked */
+	RAIDKM_A_PLACEMENT,	/* NUL string: "auto", "cpu" or "daemon" */
+	RAIDKM_A_PLACE,		/* nest: PLACE_*, one per op and size class */
+	RAIDKM_A_PLACE_OP,	/* u8: 0 encode, 1 decode, 2 delta, 3 check */
+	RAIDKM_A_PLACE_CLASS,	/* u8: 0..RAIDKM_PLACE_CLASSES - 1 */
+	RAIDKM_A_PLACE_CPU_JOBS,	/* u64: jobs coded on the CPU */
+	RAIDKM_A_PLACE_CPU_BYTES,	/* u64: their bytes */
+	RAIDKM_A_PLACE_DAEMON_JOBS,	/* u64: jobs the daemon took */
+	RAIDKM_A_PLACE_DAEMON_BYTES,	/* u64: their bytes */
+	RAIDKM_A_PLACE_CPU_PS,	/* u32: CPU estimate, ps per byte */
+	RAIDKM_A_PLACE_DAEMON_NS,	/* u32: daemon, ns per job */
+	RAIDKM_A_PLACE_DAEMON_PS,	/* u32: daemon, ps per byte of backlog */
 	__RAIDKM_A_MAX,
 };
 #define RAIDKM_A_MAX	(__RAIDKM_A_MAX - 1)
@@ -541,5 +560,8 @@ enum raidkm_stat {
 /* GET_STATS' latency histogram and detach log sizes */
 #define RAIDKM_LAT_BUCKETS	24
 #define RAIDKM_DETACH_LOG	8
+/* GET_STATS' placement: ops and size classes (PLACE_OP, PLACE_CLASS) */
+#define RAIDKM_PLACE_OPS	4
+#define RAIDKM_PLACE_CLASSES	6
 
 #endif /* _UAPI_RAIDKM_H */
