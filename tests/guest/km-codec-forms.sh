@@ -54,7 +54,9 @@ one() {
 
 # this kernel's share of the nine pairs (lib.sh's share): in this order
 # each half holds every form and every P+Q way
-for fp in $(share {rows,fused,syndrome}:{table,horner,horner-blend}); do
+for fp in $(share rows:table rows:horner rows:horner-blend fused:table \
+	fused:horner fused:horner-blend syndrome:table syndrome:horner \
+	syndrome:horner-blend); do
 	form=${fp%:*} pq=${fp#*:}
 	echo $form >$P/codec_decode_form || fail "writing $form"
 	echo $pq >$P/codec_pq || fail "writing $pq"
