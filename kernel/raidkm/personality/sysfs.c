@@ -40,19 +40,18 @@ static struct md_sysfs_entry km_attr_##_name =				\
 	__ATTR(_name, 0444, km_##_name##_show, NULL)
 
 /*
- * Store a knob of the array's conf: @val is refused (-EINVAL, nothing
- * changes) unless @ok says it is in range; @set stores it under
- * mddev_lock.
+ * A store into the array's conf: @set(conf, page) under mddev_lock, if
+ * the array runs km.  @set parses and checks the value and changes
+ * nothing when it returns an error.
  */
-static ssize_t km_store_knob(struct mddev *mddev, const char *page,
-			     size_t len, bool (*ok)(unsigned int val),
-			     void (*set)(struct km_conf *conf, unsigned int val))
+static ssize_t km_store_locked(struct mddev *mddev, const char *page,
+			       size_t len,
+			       int (*set)(struct km_conf *conf, const char *page))
 {
 	struct km_conf *conf;
-	unsigned int val;
 	int err;
 
-	if (len >= PAGE_SIZE || kstrtouint(page, 10, &val) || !ok(val))
+	if (len >= PAGE_SIZE)
 		return -EINVAL;
 	err = mddev_lock(mddev);
 	if (err)
@@ -61,7 +60,7 @@ static ssize_t km_store_knob(struct mddev *mddev, const char *page,
 	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
 		err = -ENODEV;
 	else
-		set(conf, val);
+		err = set(conf, page);
 	mddev_unlock(mddev);
 	return err ? err : len;
 }
@@ -69,19 +68,19 @@ static ssize_t km_store_knob(struct mddev *mddev, const char *page,
 /* A writable knob: show, range check @_valid, store into conf->@_field. */
 #define KM_KNOB(_name, _field, _valid)					\
 KM_SHOW(_name, READ_ONCE(conf->_field))					\
-static bool km_##_name##_ok(unsigned int val)				\
+static int km_##_name##_set(struct km_conf *conf, const char *page)	\
 {									\
-	return _valid;							\
-}									\
-static void km_##_name##_set(struct km_conf *conf, unsigned int val)	\
-{									\
+	unsigned int val;						\
+									\
+	if (kstrtouint(page, 10, &val) || !(_valid))			\
+		return -EINVAL;						\
 	WRITE_ONCE(conf->_field, val);					\
+	return 0;							\
 }									\
 static ssize_t km_##_name##_store(struct mddev *mddev,			\
 				  const char *page, size_t len)		\
 {									\
-	return km_store_knob(mddev, page, len, km_##_name##_ok,	\
-			     km_##_name##_set);				\
+	return km_store_locked(mddev, page, len, km_##_name##_set);	\
 }									\
 static struct md_sysfs_entry km_attr_##_name =				\
 	__ATTR(_name, 0644, km_##_name##_show, km_##_name##_store)
@@ -244,21 +243,7 @@ static ssize_t km_read_verify_show(struct mddev *mddev, char *page)
 static ssize_t km_read_verify_store(struct mddev *mddev, const char *page,
 				    size_t len)
 {
-	struct km_conf *conf;
-	int err;
-
-	if (len >= PAGE_SIZE)
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
-		err = -ENODEV;
-	else
-		err = km_verify_set_mode(conf, page);
-	mddev_unlock(mddev);
-	return err ? err : len;
+	return km_store_locked(mddev, page, len, km_verify_set_mode);
 }
 
 static struct md_sysfs_entry km_attr_read_verify =
@@ -287,27 +272,20 @@ static ssize_t km_placement_show(struct mddev *mddev, char *page)
 	return km_show_text(mddev, page, km_placement_text);
 }
 
+static int km_placement_set(struct km_conf *conf, const char *page)
+{
+	int mode = rkm_place_mode_parse(page, 1);
+
+	if (mode < 0)
+		return -EINVAL;
+	WRITE_ONCE(conf->job_stats.placement, mode);
+	return 0;
+}
+
 static ssize_t km_placement_store(struct mddev *mddev, const char *page,
 				  size_t len)
 {
-	struct km_conf *conf;
-	int mode, err;
-
-	if (len >= PAGE_SIZE)
-		return -EINVAL;
-	mode = rkm_place_mode_parse(page, 1);
-	if (mode < 0)
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
-		err = -ENODEV;
-	else
-		WRITE_ONCE(conf->job_stats.placement, mode);
-	mddev_unlock(mddev);
-	return err ? err : len;
+	return km_store_locked(mddev, page, len, km_placement_set);
 }
 
 static struct md_sysfs_entry km_attr_placement =
@@ -315,30 +293,20 @@ static struct md_sysfs_entry km_attr_placement =
 
 KM_SHOW(stripe_cache_size, READ_ONCE(conf->max_stripes));
 
+static int km_stripe_cache_size_set(struct km_conf *conf, const char *page)
+{
+	unsigned int val;
+
+	if (kstrtouint(page, 10, &val) ||
+	    val < KM_MIN_STRIPES || val > KM_MAX_STRIPES)
+		return -EINVAL;
+	return km_set_cache_size(conf, val);
+}
+
 static ssize_t km_stripe_cache_size_store(struct mddev *mddev,
 					  const char *page, size_t len)
 {
-	struct km_conf *conf;
-	unsigned int val;
-	int err;
-
-	if (len >= PAGE_SIZE)
-		return -EINVAL;
-	err = kstrtouint(page, 10, &val);
-	if (err)
-		return -EINVAL;
-	if (val < KM_MIN_STRIPES || val > KM_MAX_STRIPES)
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf || !mddev->pers || mddev->pers->level != mddev->level)
-		err = -ENODEV;
-	else
-		err = km_set_cache_size(conf, val);
-	mddev_unlock(mddev);
-	return err ? err : len;
+	return km_store_locked(mddev, page, len, km_stripe_cache_size_set);
 }
 
 static struct md_sysfs_entry km_attr_stripe_cache_size_rw =
