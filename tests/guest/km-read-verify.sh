@@ -196,6 +196,8 @@ served() {
 case_served() {
 	note "4+2 served by raidkmd"
 	check sh -c "echo 10000 >/sys/module/raidkm/parameters/deadline_ms"
+	# the daemon's path is under test: every job it can take goes to it
+	check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
 	start_raidkmd
 	create 6 2
 	mode detect
