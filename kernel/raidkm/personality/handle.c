@@ -188,8 +188,18 @@ static void km_end_read(struct bio *bio)
 
 	if (!bio->bi_status) {
 		set_bit(KM_DEV_UPTODATE, &dev->flags);
+		clear_bit(KM_DEV_READ_ALONE, &dev->flags);
+	} else if (!test_and_set_bit(KM_DEV_READ_ALONE, &dev->flags)) {
+		/*
+		 * The block layer may have merged this read with its
+		 * neighbours' into one request that failed as a whole (a
+		 * medium error elsewhere in it): the next pass reads the
+		 * page again alone, and only that failure counts.
+		 */
+		clear_bit(KM_DEV_UPTODATE, &dev->flags);
 	} else {
 		clear_bit(KM_DEV_UPTODATE, &dev->flags);
+		clear_bit(KM_DEV_READ_ALONE, &dev->flags);
 		set_bit(KM_DEV_READ_ERR, &dev->flags);
 		pr_warn_ratelimited("md/km:%s: read error on %pg at sector %llu, rebuilding it\n",
 				    mdname(mddev), rdev->bdev,
@@ -282,6 +292,8 @@ static void km_submit_dev(struct km_stripe *sh, int i, struct md_rdev *rdev,
 		bio->bi_end_io = km_end_rwrite;
 	else
 		bio->bi_end_io = op_is_write(opf) ? km_end_write : km_end_read;
+	if (!op_is_write(opf) && test_bit(KM_DEV_READ_ALONE, &dev->flags))
+		bio->bi_opf |= REQ_NOMERGE;
 	if (sync)
 		md_sync_acct_bio(bio, KM_ROW_SECTORS);
 	atomic_inc(&sh->pending);

@@ -62,6 +62,7 @@ struct km_piece {
 enum {
 	KM_DEV_UPTODATE,	/* page holds the chunk's current contents */
 	KM_DEV_READ_ERR,	/* member read failed: rebuild and rewrite */
+	KM_DEV_READ_ALONE,	/* a read failed: read again unmerged first */
 	KM_DEV_WRITE_ERR,	/* the last write of this page failed */
 	KM_DEV_WRITING,		/* a write of this page is in flight */
 	KM_DEV_BAD_ROW,		/* with WRITE_ERR: the member's row is
