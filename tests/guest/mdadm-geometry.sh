@@ -73,12 +73,12 @@ while [ $i -lt 66 ]; do
 done
 grep -q '^md' /proc/mdstat && fail "an md array exists: $(cat /proc/mdstat)"
 # exactly m missing is fine: the 5 present members get superblocks that
-# mark 3 slots missing (the create then runs degraded, or is refused at
-# RUN_ARRAY until the km personality runs arrays)
-mdadm_km --create /dev/md0 --run --level=km --layout=m3 --raid-devices=8 \
+# mark 3 slots missing and the array runs degraded
+check mdadm_km --create /dev/md0 --run --level=km --layout=m3 --raid-devices=8 \
 	missing $(members 5) missing missing
-echo "exactly-m-missing: rc=$?"
-grep -q '^md0 : active' /proc/mdstat && check mdadm_km --stop /dev/md0
+grep -q '^md0 : active' /proc/mdstat ||
+	fail "exactly m missing: the array does not run: $(cat /proc/mdstat)"
+check mdadm_km --stop /dev/md0
 for d in $(members 5); do
 	e=$(mdadm_km --examine $d 2>&1) || fail "exactly m missing: no superblock on $d"
 	echo "$e" | grep -qF "Array State : .AAAAA.. " || fail "$d: array state: $e"
