@@ -440,6 +440,7 @@ struct bio *km_wide_member_bio(struct km_conf *conf, struct md_rdev *rdev,
 			       unsigned int rows, bool arena);
 void km_wide_fill(struct km_conf *conf, struct bio *bio,
 		  const struct km_span *s, void *const *buf);
+void km_wide_put_rdevs(struct km_conf *conf, struct md_rdev **rdev);
 
 /* wide_write.c */
 #define KM_WIDE_DEFAULT_WRITE_STRIPES	256

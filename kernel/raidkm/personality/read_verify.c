@@ -219,17 +219,6 @@ sector_t km_verify_sectors(struct km_conf *conf, sector_t sector,
 	return km_verify_cut(conf, sector, nr);
 }
 
-static void km_verify_put_rdevs(struct km_verify *v)
-{
-	int i;
-
-	for (i = 0; i < v->conf->geom.n; i++) {
-		if (v->rdev[i])
-			rdev_dec_pending(v->rdev[i], v->conf->mddev);
-		v->rdev[i] = NULL;
-	}
-}
-
 /* A reference on every member read; false if one went away. */
 static bool km_verify_get_rdevs(struct km_verify *v)
 {
@@ -315,7 +304,7 @@ static int km_verify_read_members(struct km_verify *v)
 	sector_t stripe = v->span.stripe;
 	bool bad;
 
-	km_verify_put_rdevs(v);
+	km_wide_put_rdevs(v->conf, v->rdev);
 	v->lost = km_wide_lost(conf, &v->span, v->msector, km_verify_len(v),
 			       &bad);
 	v->level = km_plan_verify_effective(READ_ONCE(conf->verify_mode),
@@ -545,7 +534,7 @@ static void km_verify_free(struct km_verify *v)
 {
 	struct km_conf *conf = v->conf;
 
-	km_verify_put_rdevs(v);
+	km_wide_put_rdevs(v->conf, v->rdev);
 	km_verify_put_run(v);
 	kfree(v);
 	if (atomic_dec_and_test(&conf->active_reads))

@@ -146,3 +146,15 @@ void km_wide_fill(struct km_conf *conf, struct bio *bio,
 		}
 	}
 }
+
+/* Drop the references of @rdev's members (geom.n slots; NULL: none). */
+void km_wide_put_rdevs(struct km_conf *conf, struct md_rdev **rdev)
+{
+	int i;
+
+	for (i = 0; i < conf->geom.n; i++) {
+		if (rdev[i])
+			rdev_dec_pending(rdev[i], conf->mddev);
+		rdev[i] = NULL;
+	}
+}

@@ -173,17 +173,6 @@ static void km_wide_leave(struct km_conf *conf)
 		wake_up(&conf->wait_for_quiescent);
 }
 
-static void km_wide_put_rdevs(struct km_wide *w)
-{
-	int i;
-
-	for (i = 0; i < w->conf->geom.n; i++) {
-		if (w->rdev[i])
-			rdev_dec_pending(w->rdev[i], w->conf->mddev);
-		w->rdev[i] = NULL;
-	}
-}
-
 static void km_wide_free_run(struct km_wide *w)
 {
 	km_wide_put_run(w->conf, w->run, w->run_pages, w->run_arena);
@@ -194,7 +183,7 @@ static void km_wide_free(struct km_wide *w)
 {
 	struct km_conf *conf = w->conf;
 
-	km_wide_put_rdevs(w);
+	km_wide_put_rdevs(w->conf, w->rdev);
 	km_wide_free_run(w);
 	kfree(w);
 	km_wide_leave(conf);
@@ -207,7 +196,7 @@ static void km_wide_fallback(struct km_wide *w, enum km_wide_fallback why)
 	struct bio *bio = w->bio;
 
 	km_wide_count(conf, why);
-	km_wide_put_rdevs(w);
+	km_wide_put_rdevs(w->conf, w->rdev);
 	km_wide_free_run(w);
 	km_attach_bio(conf, bio, false);
 	bio_endio(bio);
@@ -261,7 +250,7 @@ static void km_wide_decode(struct work_struct *work)
 		km_wide_fallback(w, KM_WF_RACE);
 		return;
 	}
-	km_wide_put_rdevs(w);
+	km_wide_put_rdevs(w->conf, w->rdev);
 	memset(job, 0, sizeof(*job));
 	job->op = RKM_JOB_DECODE;
 	job->code = conf->code;

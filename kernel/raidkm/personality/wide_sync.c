@@ -246,17 +246,6 @@ static void km_wsync_free_buffers(struct km_wsync *w)
 	w->run = NULL;
 }
 
-static void km_wsync_put_rdevs(struct km_wsync *w)
-{
-	int i;
-
-	for (i = 0; i < w->conf->geom.n; i++) {
-		if (w->rdev[i])
-			rdev_dec_pending(w->rdev[i], w->conf->mddev);
-		w->rdev[i] = NULL;
-	}
-}
-
 /* Take a reference on every member read; false if one went away. */
 static bool km_wsync_get_rdevs(struct km_wsync *w)
 {
@@ -298,7 +287,7 @@ static void km_wsync_done(struct km_wsync *w)
 {
 	struct km_conf *conf = w->conf;
 
-	km_wsync_put_rdevs(w);
+	km_wide_put_rdevs(w->conf, w->rdev);
 	km_wsync_free_buffers(w);
 	km_claim_release(conf, &w->claim);
 	atomic64_inc(&conf->wsync_stats.whole);
@@ -317,7 +306,7 @@ static void km_wsync_fallback(struct km_wsync *w, enum km_wsync_fallback why)
 	sector_t row;
 
 	km_wsync_count(conf, why);
-	km_wsync_put_rdevs(w);
+	km_wide_put_rdevs(w->conf, w->rdev);
 	km_wsync_free_buffers(w);
 	km_claim_release(conf, &w->claim);
 	for (row = w->claim.lo; row < w->claim.hi; row += KM_ROW_SECTORS)
@@ -477,7 +466,7 @@ static void km_wsync_read_done(struct work_struct *work)
 {
 	struct km_wsync *w = container_of(work, struct km_wsync, work);
 
-	km_wsync_put_rdevs(w);
+	km_wide_put_rdevs(w->conf, w->rdev);
 	if (READ_ONCE(w->io_failed)) {
 		km_wsync_fallback(w, KM_WS_READ_ERROR);
 		return;
@@ -617,7 +606,7 @@ static bool km_wsync_start(struct km_wsync *w, int *why)
 	if (*why != KM_WS_NR || !km_wsync_get_rdevs(w)) {
 		if (*why == KM_WS_NR)
 			*why = KM_WS_GONE;
-		km_wsync_put_rdevs(w);
+		km_wide_put_rdevs(w->conf, w->rdev);
 		km_wsync_free_buffers(w);
 		km_claim_release(conf, &w->claim);
 		km_wsync_leave(conf);

@@ -134,16 +134,8 @@ static void km_wwrite_leave(struct km_conf *conf)
 
 static void km_wwrite_put_rdevs(struct km_wwrite *w)
 {
-	int i;
-
-	for (i = 0; i < w->conf->geom.n; i++) {
-		if (w->rdev[i])
-			rdev_dec_pending(w->rdev[i], w->conf->mddev);
-		if (w->repl[i])
-			rdev_dec_pending(w->repl[i], w->conf->mddev);
-		w->rdev[i] = NULL;
-		w->repl[i] = NULL;
-	}
+	km_wide_put_rdevs(w->conf, w->rdev);
+	km_wide_put_rdevs(w->conf, w->repl);
 }
 
 static void km_wwrite_free(struct km_wwrite *w)
