@@ -142,8 +142,7 @@ static void km_discard_done(struct km_conf *conf)
 		bio_endio(bio);
 		mempool_free(p, conf->piece_pool);
 	}
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
+	km_leave(conf);
 }
 
 static void km_discard_put(struct km_conf *conf)

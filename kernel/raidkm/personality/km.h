@@ -355,6 +355,16 @@ static inline struct md_rdev *km_live(struct md_rdev *rdev)
 	return rdev && !test_bit(Faulty, &rdev->flags) ? rdev : NULL;
 }
 
+/*
+ * End one of @conf's counted reads (direct reads, wide and verified
+ * reads, sync windows, discards): the last wakes quiesce.
+ */
+static inline void km_leave(struct km_conf *conf)
+{
+	if (atomic_dec_and_test(&conf->active_reads))
+		wake_up(&conf->wait_for_quiescent);
+}
+
 /* Where @conf's rows start on @rdev. */
 static inline sector_t km_data_offset(struct km_conf *conf,
 				      struct md_rdev *rdev)

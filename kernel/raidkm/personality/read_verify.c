@@ -537,8 +537,7 @@ static void km_verify_free(struct km_verify *v)
 	km_wide_put_rdevs(v->conf, v->rdev);
 	km_verify_put_run(v);
 	kfree(v);
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
+	km_leave(conf);
 }
 
 /* End the read as @how says; then write a corrected chunk back. */

@@ -123,8 +123,7 @@ static void km_direct_read_done(struct bio *clone)
 	} else {
 		bio_endio(orig);
 	}
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
+	km_leave(conf);
 }
 
 /* Retry failed direct reads through the stripe cache (a work item). */
@@ -141,8 +140,7 @@ void km_retry_reads(struct work_struct *work)
 			break;
 		km_attach_bio(conf, bio, false);
 		bio_endio(bio);
-		if (atomic_dec_and_test(&conf->active_reads))
-			wake_up(&conf->wait_for_quiescent);
+		km_leave(conf);
 	}
 }
 
@@ -250,12 +248,6 @@ void km_bitmap_sector(struct mddev *mddev, sector_t *offset,
 	last = ((*offset + *sectors - 1) >> g->chunk_shift) / g->k;
 	*offset = first << g->chunk_shift;
 	*sectors = (last - first + 1) << g->chunk_shift;
-}
-
-static void km_leave(struct km_conf *conf)
-{
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
 }
 
 /*

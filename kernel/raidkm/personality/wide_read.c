@@ -167,12 +167,6 @@ sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr)
 		     (sector & KM_ROW_MASK));
 }
 
-static void km_wide_leave(struct km_conf *conf)
-{
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
-}
-
 static void km_wide_free_run(struct km_wide *w)
 {
 	km_wide_put_run(w->conf, w->run, w->run_pages, w->run_arena);
@@ -186,7 +180,7 @@ static void km_wide_free(struct km_wide *w)
 	km_wide_put_rdevs(w->conf, w->rdev);
 	km_wide_free_run(w);
 	kfree(w);
-	km_wide_leave(conf);
+	km_leave(conf);
 }
 
 /* Serve the read by rows after all (process context). */
@@ -201,7 +195,7 @@ static void km_wide_fallback(struct km_wide *w, enum km_wide_fallback why)
 	km_attach_bio(conf, bio, false);
 	bio_endio(bio);
 	kfree(w);
-	km_wide_leave(conf);
+	km_leave(conf);
 }
 
 static void km_wide_finish(struct work_struct *work)

@@ -268,8 +268,7 @@ static bool km_wsync_get_rdevs(struct km_wsync *w)
 /* The window is over: let quiesce and the next window go on. */
 static void km_wsync_leave(struct km_conf *conf)
 {
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
+	km_leave(conf);
 	atomic_dec(&conf->wsync_inflight);
 	wake_up(&conf->wsync_wait);
 }
@@ -520,8 +519,7 @@ static bool km_wsync_enter(struct km_conf *conf)
 	atomic_inc(&conf->active_reads);
 	smp_mb__after_atomic();	/* count, then look at quiesce */
 	if (READ_ONCE(conf->quiesce)) {
-		if (atomic_dec_and_test(&conf->active_reads))
-			wake_up(&conf->wait_for_quiescent);
+		km_leave(conf);
 		return false;
 	}
 	atomic_inc(&conf->wsync_inflight);

@@ -126,12 +126,6 @@ static sector_t km_wwrite_rows(struct km_wwrite *w)
 	return (sector_t)w->stripes << w->conf->geom.chunk_shift;
 }
 
-static void km_wwrite_leave(struct km_conf *conf)
-{
-	if (atomic_dec_and_test(&conf->active_reads))
-		wake_up(&conf->wait_for_quiescent);
-}
-
 static void km_wwrite_put_rdevs(struct km_wwrite *w)
 {
 	km_wide_put_rdevs(w->conf, w->rdev);
@@ -145,7 +139,7 @@ static void km_wwrite_free(struct km_wwrite *w)
 	km_wwrite_put_rdevs(w);
 	km_wide_put_run(conf, w->run, w->run_pages, w->run_arena);
 	kfree(w);
-	km_wwrite_leave(conf);
+	km_leave(conf);
 }
 
 /*
