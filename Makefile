@@ -92,12 +92,22 @@ kernel-check:
 mdheaders: kernel-check
 	@$(KBUILD_MODULE) --headers $(KVER) $(KDIR) $(TOP) $(KOBJ)
 
-module: kernel-check
-	@MAKE='$(MAKE)' $(KBUILD_MODULE) $(KVER) $(KDIR) $(TOP) $(KOBJ)
+# One target per kernel (module-6.1.0-56-amd64, ...), all in this one
+# make: a parallel build that needs a kernel's module twice (for "all"
+# and for its guest image) builds it once.  KDIR applies to KVER; the
+# other kernels use their own /lib/modules/KVER/build.
+KVERS_BUILD := $(sort $(KVER) $(CHECK_KVERS) $(KVERS_ALL))
+MODULE_TARGETS := $(addprefix module-,$(KVERS_BUILD))
+.PHONY: $(MODULE_TARGETS)
+$(MODULE_TARGETS): module-%: kernel-check
+	@MAKE='$(MAKE)' $(KBUILD_MODULE) $* \
+		$(if $(filter $*,$(KVER)),$(KDIR),/lib/modules/$*/build) \
+		$(TOP) $(BUILD)/kmod/$*
+
+module: module-$(KVER)
 
 # raidkm.ko for every supported kernel installed
-modules:
-	@for k in $(KVERS_ALL); do $(MAKE) --no-print-directory KVER=$$k module || exit 1; done
+modules: $(addprefix module-,$(KVERS_ALL))
 
 # Each component keeps its user-space build in a *.mk fragment next to its
 # sources (tools/vm/vm.mk, which packs the guest image, comes last).
@@ -130,7 +140,8 @@ check: check-build
 		--guest "$(GUEST_SCENARIOS)" $(CHECK_FULL)
 
 # what check needs, built with a job per CPU (BUILD_JOBS; the kernel
-# module, mdadm, the CUDA objects and the images take a core each)
+# modules, mdadm, the CUDA objects and the images take a core each), in
+# one make so that nothing is built twice at once
 BUILD_JOBS ?= -j$(shell nproc)
 check-build:
 	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(UNIT_TESTS) vm-images deb

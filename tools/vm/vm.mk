@@ -5,16 +5,19 @@ MDADM_BIN ?= $(BUILD)/mdadm/mdadm
 VM_IMAGE  := $(BUILD)/vm/$(KVER)/base.cpio
 GUEST_SCENARIOS ?= $(sort $(wildcard $(TOP)/tests/guest/*.sh))
 
+# one image per kernel, each from that kernel's module (module-KVER in
+# the top Makefile), all in one make
+VM_IMAGES_BUILD := $(foreach k,$(KVERS_BUILD),$(BUILD)/vm/$(k)/base.cpio)
+
 .PHONY: vm-image vm-images
 vm-image: $(VM_IMAGE)
 
 # the guest image of every kernel "make check" tests
-vm-images:
-	@for k in $(CHECK_KVERS); do $(MAKE) --no-print-directory KVER=$$k vm-image || exit 1; done
+vm-images: $(foreach k,$(CHECK_KVERS),$(BUILD)/vm/$(k)/base.cpio)
 
 # Rebuilt on every call (a few seconds): raidkm.ko comes from a recursive
 # kbuild run, so make cannot see whether it changed.
-.PHONY: $(VM_IMAGE)
-$(VM_IMAGE): module mdadm $(GUEST_BINS)
+.PHONY: $(VM_IMAGES_BUILD)
+$(VM_IMAGES_BUILD): $(BUILD)/vm/%/base.cpio: module-% mdadm $(GUEST_BINS)
 	@mkdir -p $(@D)
-	@$(TOP)/tools/vm/mkimage.sh $@ $(KVER) $(RAIDKM_KO) $(MDADM_BIN) $(GUEST_BINS)
+	@$(TOP)/tools/vm/mkimage.sh $@ $* $(BUILD)/kmod/$*/raidkm.ko $(MDADM_BIN) $(GUEST_BINS)
