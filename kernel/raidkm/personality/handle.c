@@ -297,7 +297,10 @@ static void km_submit_dev(struct km_stripe *sh, int i, struct md_rdev *rdev,
 	if (sync)
 		md_sync_acct_bio(bio, KM_ROW_SECTORS);
 	atomic_inc(&sh->pending);
-	if (op_is_write(opf)) {
+	if (op_is_write(opf) && test_bit(KM_SH_JOURNAL, &sh->state)) {
+		/* ... and for the journal (journal.c) */
+		bio_list_add(&sh->jbios, bio);
+	} else if (op_is_write(opf)) {
 		/* writes wait for the bitmap to reach disk (km_daemon) */
 		bio_list_add(&sh->conf->deferred_writes, bio);
 	} else {
@@ -340,6 +343,9 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 		opf |= REQ_FUA;
 	if (!test_and_set_bit(KM_SH_WRITE_GEN, &sh->state))
 		km_gen_write_begin(sh->conf, sh->cstripe);
+	/* a write round's pages reach the journal before the members */
+	if (sh->round == &km_round_write && km_journal_on(sh->conf))
+		set_bit(KM_SH_JOURNAL, &sh->state);
 	km_op_begin(sh, KM_PH_WRITE);
 	for (i = 0; i < sh->conf->geom.n; i++) {
 		struct km_dev *dev = &sh->dev[i];
@@ -368,6 +374,9 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 				km_submit_dev(sh, i, rdev, opf, sync, true);
 		}
 	}
+	if (!bio_list_empty(&sh->jbios))
+		km_journal_queue(sh);
+	clear_bit(KM_SH_JOURNAL, &sh->state);
 	km_op_done(sh);
 }
 
@@ -803,6 +812,7 @@ void km_handle_stripe(struct km_stripe *sh)
 	case KM_PH_WRITE:
 		if (test_and_clear_bit(KM_SH_WRITE_GEN, &sh->state))
 			km_gen_write_end(conf, sh->cstripe);
+		km_journal_written(sh);
 		km_bb_write_done(sh);
 		if (sh->round)
 			sh->round->written(sh);
@@ -818,6 +828,7 @@ static void km_flush_writes(struct km_conf *conf)
 {
 	struct bio *bio;
 
+	km_journal_flush(conf);
 	if (bio_list_empty(&conf->deferred_writes))
 		return;
 	rkm_bitmap_unplug(conf->mddev);

@@ -154,6 +154,7 @@ void km_free_conf(struct km_conf *conf)
 		km_reshape_teardown(conf);
 		km_free_conf(conf->prev);
 	}
+	km_journal_exit(conf);
 	if (conf->job_stats_registered)
 		rkm_job_stats_unregister(&conf->job_stats);
 	if (conf->retry_wq)
@@ -383,6 +384,11 @@ static int km_run(struct mddev *mddev)
 		}
 	}
 
+	/* a journal replays what a crash cut short, before anything else */
+	ret = km_journal_init(conf);
+	if (ret)
+		goto abort;
+
 	thread = md_register_thread(km_daemon, mddev, "km");
 	if (!thread) {
 		ret = -ENOMEM;
@@ -419,6 +425,8 @@ static void km_free(struct mddev *mddev, void *priv)
 {
 	struct km_conf *conf = priv;
 
+	/* the next assembly need not replay what is on the members */
+	km_journal_quiet(conf);
 	flush_workqueue(conf->retry_wq);
 	/* md has written its final superblocks: end what is still held */
 	km_release_held(conf, true);
@@ -451,6 +459,10 @@ static void km_error(struct mddev *mddev, struct md_rdev *rdev)
 	struct km_conf *conf = mddev->private;
 	unsigned long flags;
 
+	if (test_bit(Journal, &rdev->flags)) {
+		km_journal_error(conf, rdev);
+		return;
+	}
 	spin_lock_irqsave(&conf->lock, flags);
 	if (test_and_set_bit(Faulty, &rdev->flags)) {
 		spin_unlock_irqrestore(&conf->lock, flags);
@@ -485,7 +497,7 @@ static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
 	int first = 0, last = conf->geom.n - 1, disk;
 
 	if (test_bit(Journal, &rdev->flags))
-		return -EINVAL;
+		return km_journal_add(conf, rdev);
 	if (mddev->recovery_disabled == conf->recovery_disabled ||
 	    conf->prev)
 		return -EBUSY;
@@ -521,6 +533,8 @@ static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
 
 	struct md_rdev __rcu **slot;
 
+	if (test_bit(Journal, &rdev->flags))
+		return km_journal_remove(conf, rdev);
 	if (number < 0 || number >= conf->geom.n)
 		return 0;
 	/* the old shape's conf points at the members too */
@@ -621,6 +635,8 @@ static void km_quiesce_conf(struct km_conf *conf, int quiesce)
 				    conf->lock);
 		conf->quiesce = 1;
 		spin_unlock_irq(&conf->lock);
+		/* nothing in flight: the journal's checkpoint catches up */
+		km_journal_quiet(conf);
 	} else {
 		spin_lock_irq(&conf->lock);
 		conf->quiesce = 0;
@@ -636,6 +652,16 @@ static void km_quiesce(struct mddev *mddev, int quiesce)
 	km_quiesce_conf(conf, quiesce);
 	if (conf->prev)
 		km_quiesce_conf(conf->prev, quiesce);
+}
+
+/* consistency_policy: "resync" drops a failed and removed journal. */
+static int km_change_consistency_policy(struct mddev *mddev, const char *buf)
+{
+	struct km_conf *conf = mddev->private;
+
+	if (!sysfs_streq(buf, "resync"))
+		return -EINVAL;
+	return km_journal_drop(conf);
 }
 
 static int km_start(struct mddev *mddev)
@@ -665,6 +691,7 @@ static struct md_personality km_personality = {
 	.check_reshape	= km_check_reshape,
 	.start_reshape	= km_start_reshape,
 	.finish_reshape	= km_finish_reshape,
+	.change_consistency_policy = km_change_consistency_policy,
 };
 
 int rkm_personality_register(void)

@@ -17,6 +17,7 @@
  *   wide_write.c full stripes: one encode job and one bio per member
  *   wide_buf.c  the wide paths' buffers: arena runs, carving, bio pages
  *   read_verify.c reads checked against parity (km/read_verify)
+ *   journal.c the write journal: write rounds logged before the members
  *
  * See Documentation/personality.rst.
  */
@@ -94,6 +95,7 @@ enum {
 	KM_SH_SYNC,		/* md asked for this row to be synced */
 	KM_SH_FUA,		/* the write round carries REQ_FUA */
 	KM_SH_WRITE_GEN,	/* member writes counted in write_gen.c */
+	KM_SH_JOURNAL,		/* member writes wait for the journal */
 };
 
 /* What is in flight for a stripe (struct km_stripe.phase). */
@@ -138,6 +140,8 @@ enum km_sync_mode {
 
 struct km_conf;
 struct km_gen;
+struct km_jrec;
+struct km_journal;
 
 struct km_stripe {
 	struct hlist_node hash;
@@ -160,6 +164,9 @@ struct km_stripe {
 	void *scratch;			/* m pages for check/locate */
 	struct rkm_job job;
 	struct work_struct job_work;	/* runs the job off the md thread */
+	struct list_head jnode;		/* journal.c: waiting for a record */
+	struct bio_list jbios;		/* member writes held for it */
+	struct km_jrec *jrec;		/* the record that logged them */
 	struct km_dev dev[];		/* n of them */
 };
 
@@ -252,6 +259,16 @@ struct km_verify_stats {
 	atomic64_t raced;		/* of them, writes kept meeting */
 };
 
+/* The write journal (journal.c) */
+struct km_journal_stats {
+	atomic64_t records;		/* records written */
+	atomic64_t pages;		/* their pages */
+	atomic64_t checkpoints;		/* checkpoints written */
+	atomic64_t space_waits;		/* rounds that waited for room */
+	atomic64_t replayed_records;	/* at assembly */
+	atomic64_t replayed_pages;
+};
+
 /* Member rows [lo, hi) taken from the stripe cache (claim.c). */
 struct km_claim {
 	struct list_head node;		/* on conf->claims */
@@ -334,6 +351,7 @@ struct km_conf {
 	int verify_mode;		/* enum km_verify_level: read_verify */
 	atomic_t verify_level;		/* what reads got when last looked */
 	struct km_verify_stats verify_stats;
+	struct km_journal *journal;	/* journal.c; NULL: none */
 	struct rkm_job_stats job_stats;	/* offload counters (raidkmctl) */
 	bool job_stats_registered;
 
@@ -371,6 +389,22 @@ static inline sector_t km_data_offset(struct km_conf *conf,
 {
 	return conf->new_offset ? rdev->new_data_offset : rdev->data_offset;
 }
+
+/* journal.c */
+int km_journal_init(struct km_conf *conf);
+void km_journal_exit(struct km_conf *conf);
+void km_journal_quiet(struct km_conf *conf);
+bool km_journal_on(struct km_conf *conf);
+bool km_journal_blocks_writes(struct km_conf *conf);
+void km_journal_queue(struct km_stripe *sh);
+void km_journal_flush(struct km_conf *conf);
+bool km_journal_pending(struct km_conf *conf);
+void km_journal_written(struct km_stripe *sh);
+void km_journal_error(struct km_conf *conf, struct md_rdev *rdev);
+int km_journal_add(struct km_conf *conf, struct md_rdev *rdev);
+int km_journal_remove(struct km_conf *conf, struct md_rdev *rdev);
+int km_journal_drop(struct km_conf *conf);
+ssize_t km_journal_show(struct km_conf *conf, char *page);
 
 /* stripe.c */
 int km_stripes_init(struct km_conf *conf);

@@ -356,6 +356,12 @@ bool km_make_request(struct mddev *mddev, struct bio *bio)
 			md_write_end(mddev);
 		return true;
 	}
+	if (write && unlikely(km_journal_blocks_writes(conf))) {
+		/* as md raid5: no unprotected writes while the journal is out */
+		bio_io_error(bio);
+		md_write_end(mddev);
+		return true;
+	}
 	conf = km_enter(mddev);
 	/*
 	 * From here on km works on md's clone of the bio: it holds the

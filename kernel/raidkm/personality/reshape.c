@@ -110,6 +110,11 @@ int km_check_reshape(struct mddev *mddev)
 	if (!mddev->delta_disks && mddev->new_layout == mddev->layout &&
 	    mddev->new_chunk_sectors == mddev->chunk_sectors)
 		return 0;
+	if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+		pr_warn("md/km:%s: cannot reshape an array with a journal\n",
+			mdname(mddev));
+		return -EINVAL;
+	}
 	return km_check_new_shape(mddev, conf, &m, &algo);
 }
 

@@ -257,6 +257,15 @@ static ssize_t km_read_verify_state_show(struct mddev *mddev, char *page)
 static struct md_sysfs_entry km_attr_read_verify_state =
 	__ATTR(read_verify_state, 0444, km_read_verify_state_show, NULL);
 
+/* The write journal: its state and counters (journal.c). */
+static ssize_t km_journal_attr_show(struct mddev *mddev, char *page)
+{
+	return km_show_text(mddev, page, km_journal_show);
+}
+
+static struct md_sysfs_entry km_attr_journal =
+	__ATTR(journal, 0444, km_journal_attr_show, NULL);
+
 /*
  * Where the array's jobs are coded while raidkmd is attached: default
  * (the module parameter placement), auto, cpu or daemon.
@@ -358,6 +367,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_read_verify_unverified.attr,
 	&km_attr_read_verify_raced.attr,
 	&km_attr_placement.attr,
+	&km_attr_journal.attr,
 	NULL,
 };
 

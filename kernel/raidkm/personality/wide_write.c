@@ -93,6 +93,9 @@ sector_t km_wwrite_sectors(struct km_conf *conf, sector_t sector, sector_t nr)
 
 	if (!max || nr < ssec || conf->prev || conf->reshaping)
 		return 0;
+	/* a journal logs write rounds of the stripe cache (journal.c) */
+	if (conf->journal)
+		return 0;
 	if (sector_div(t, ssec))
 		return 0;
 	sector_div(whole, ssec);

@@ -1,0 +1,1088 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The write journal: a km array's answer to the write hole, for any m.
+ *
+ * With a journal device (mdadm --write-journal), every page a write round
+ * sends to the members (new data and all of the row's new parity) is first
+ * written to the journal, in a record, with REQ_FUA; the members' writes
+ * start only once that record and every record before it are on the
+ * journal.  After a crash the records after the journal's checkpoint are
+ * written to the members again, in order, before the array serves: every
+ * row a crash cut through gets its new data and matching parity, so no
+ * chunk rebuilt from that parity later (degraded array, a member lost
+ * before resync) comes back as anything but what was last written.
+ *
+ * The journal device's data area:
+ *
+ *   sector 0..7    the journal super: the checkpoint (the log position of
+ *                  the oldest record whose member writes may not be on
+ *                  the members, and its sequence number)
+ *   sector 8..     the log: records, each a header page and its pages;
+ *                  a record never wraps around the log's end
+ *
+ * A header names the array (uuid), its sequence number (one more than the
+ * record before it), one entry per page (slot, member sector, whether for
+ * the slot's replacement) and a checksum of itself and of its pages, so a
+ * torn record or one of an earlier lap ends the scan.  Records are written
+ * one bio each, several in flight; the members' writes of a record are let
+ * go in record order (journal_release()), so a record that a crash left
+ * torn has no member write behind it and none after it has either.
+ *
+ * The checkpoint advances in a work item: the members are flushed, then
+ * the super is written with REQ_FUA; the log space before it is free.  A
+ * write round that finds no record or no space waits on the backlog, and
+ * the md thread packs it when the checkpoint has freed some.
+ *
+ * A journal that fails a write is marked Faulty (md_error): records in
+ * flight let their member writes go unprotected, and new writes fail with
+ * -EIO until the journal is replaced or consistency_policy is set to
+ * resync, as md raid5 does.  See Documentation/personality.rst.
+ */
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/random.h>
+#include <linux/xxhash.h>
+#include <linux/uuid.h>
+#include "../raidkm.h"
+#include "md.h"
+#include "km.h"
+
+#define KM_J_MAGIC		0x524a4d4bu	/* "KMJR": a record */
+#define KM_J_SUPER_MAGIC	0x534a4d4bu	/* "KMJS": the super */
+#define KM_J_VERSION		1
+#define KM_J_SUPER_SECTORS	(PAGE_SIZE >> 9)
+#define KM_J_RECORDS		64	/* records allocated at a time */
+
+struct km_jsuper {
+	__le32 magic;
+	__le32 version;
+	u8 uuid[16];
+	__le64 tail;		/* log sector of the checkpoint */
+	__le64 seq;		/* the sequence number expected there */
+	__le64 csum;		/* of the fields above */
+};
+
+struct km_jent {
+	__le64 sector;		/* member sector of the row */
+	__le16 slot;		/* raid_disk */
+	__le16 flags;		/* KM_JENT_REPL */
+	__le32 pad;
+};
+
+#define KM_JENT_REPL		1	/* for the slot's replacement */
+
+struct km_jhdr {
+	__le32 magic;
+	__le32 version;
+	u8 uuid[16];
+	__le64 seq;
+	__le32 entries;		/* pages after the header */
+	__le32 pad;
+	__le64 data_csum;	/* of the pages, seeded with seq */
+	__le64 hdr_csum;	/* of the header and entries, this 0 */
+	struct km_jent ent[];
+};
+
+#define KM_J_MAX_ENTRIES \
+	((PAGE_SIZE - sizeof(struct km_jhdr)) / sizeof(struct km_jent))
+
+enum km_jrec_state {
+	KM_JR_OPEN,		/* taking write rounds */
+	KM_JR_CLOSED,		/* placed in the log, to be written */
+	KM_JR_WRITING,		/* its bio in flight */
+	KM_JR_LOGGED,		/* on the journal, members' writes held */
+	KM_JR_RELEASED,		/* members' writes let go */
+};
+
+struct km_jrec {
+	struct list_head node;		/* journal->records, oldest first */
+	struct km_journal *j;
+	enum km_jrec_state state;
+	bool failed;			/* its journal write failed */
+	u64 seq;
+	u64 start;			/* linear log sector */
+	unsigned int nr;		/* entries (pages) */
+	int stripes;			/* rounds whose member writes run */
+	struct page *hdr;
+	struct page *pages[KM_J_MAX_ENTRIES];
+	struct bio_list held;		/* the members' writes */
+};
+
+struct km_journal {
+	struct km_conf *conf;
+	struct md_rdev *rdev;		/* NULL: removed */
+	sector_t size;			/* log sectors */
+	spinlock_t lock;
+	struct list_head records;
+	struct km_jrec *open;
+	struct list_head backlog;	/* stripes waiting for a record */
+	struct bio_list ready;		/* member writes let go */
+	int nrec;
+	u64 next_seq;
+	u64 head;			/* linear: where the next record goes */
+	u64 tail;			/* linear: the checkpoint */
+	u64 tail_seq;
+	bool failed;
+	bool want_cp;
+	struct mutex cp_mutex;
+	struct work_struct cp_work;
+	struct page *super;
+	struct km_journal_stats stats;
+};
+
+
+/* Where linear log sector @lin lies in the log. */
+static sector_t km_j_phys(struct km_journal *j, u64 lin)
+{
+	u64 rem;
+
+	div64_u64_rem(lin, j->size, &rem);
+	return rem;
+}
+
+/* Whether write rounds go through the journal now. */
+bool km_journal_on(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+
+	return j && !READ_ONCE(j->failed);
+}
+
+/* Writes fail: the array has a journal, and it is missing or failed. */
+bool km_journal_blocks_writes(struct km_conf *conf)
+{
+	return test_bit(MD_HAS_JOURNAL, &conf->mddev->flags) &&
+	       !km_journal_on(conf);
+}
+
+static u64 km_j_super_csum(struct km_jsuper *s)
+{
+	return xxh64(s, offsetof(struct km_jsuper, csum), KM_J_SUPER_MAGIC);
+}
+
+static int km_j_write_super(struct km_journal *j, u64 tail, u64 seq)
+{
+	struct km_jsuper *s = page_address(j->super);
+
+	memset(s, 0, PAGE_SIZE);
+	s->magic = cpu_to_le32(KM_J_SUPER_MAGIC);
+	s->version = cpu_to_le32(KM_J_VERSION);
+	memcpy(s->uuid, j->conf->mddev->uuid, sizeof(s->uuid));
+	s->tail = cpu_to_le64(km_j_phys(j, tail));
+	s->seq = cpu_to_le64(seq);
+	s->csum = cpu_to_le64(km_j_super_csum(s));
+	if (!sync_page_io(j->rdev, 0, PAGE_SIZE, j->super,
+			  REQ_OP_WRITE | REQ_SYNC | REQ_FUA, false))
+		return -EIO;
+	return 0;
+}
+
+/* A member of slot @i (@repl: its replacement), referenced, or NULL. */
+static struct md_rdev *km_j_get_member(struct km_conf *conf, int i, bool repl)
+{
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = km_live(repl ? rcu_dereference(conf->disks[i].replacement)
+			    : rcu_dereference(conf->disks[i].rdev));
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
+/* Flush every live member's (and replacement's) write cache. */
+static void km_j_flush_members(struct km_conf *conf)
+{
+	int i, r;
+
+	for (i = 0; i < conf->geom.n; i++) {
+		for (r = 0; r < 2; r++) {
+			struct md_rdev *rdev = km_j_get_member(conf, i, r);
+
+			if (!rdev)
+				continue;
+			blkdev_issue_flush(rdev->bdev);
+			rdev_dec_pending(rdev, conf->mddev);
+		}
+	}
+}
+
+static void km_j_free_record(struct km_journal *j, struct km_jrec *rec)
+{
+	list_del(&rec->node);
+	if (rec->hdr)
+		__free_page(rec->hdr);
+	kfree(rec);
+	j->nrec--;
+}
+
+static bool km_j_record_done(struct km_jrec *rec)
+{
+	return rec->state == KM_JR_RELEASED && rec->stripes == 0;
+}
+
+/*
+ * Move the checkpoint to the oldest record not done: flush the members,
+ * then write the super.  Records before it are freed, and their space.
+ */
+static void km_j_checkpoint(struct km_journal *j)
+{
+	struct km_jrec *rec;
+	u64 tail, seq;
+
+	mutex_lock(&j->cp_mutex);
+	spin_lock_irq(&j->lock);
+	j->want_cp = false;
+	tail = j->head;
+	seq = j->next_seq;
+	list_for_each_entry(rec, &j->records, node) {
+		if (rec->state == KM_JR_OPEN)
+			break;
+		if (!km_j_record_done(rec)) {
+			tail = rec->start;
+			seq = rec->seq;
+			break;
+		}
+	}
+	spin_unlock_irq(&j->lock);
+	if (tail == j->tail || READ_ONCE(j->failed)) {
+		mutex_unlock(&j->cp_mutex);
+		return;
+	}
+	km_j_flush_members(j->conf);
+	if (km_j_write_super(j, tail, seq)) {
+		pr_crit("md/km:%s: journal: cannot write the checkpoint to %pg\n",
+			mdname(j->conf->mddev), j->rdev->bdev);
+		WRITE_ONCE(j->failed, true);
+		md_error(j->conf->mddev, j->rdev);
+		mutex_unlock(&j->cp_mutex);
+		md_wakeup_thread(j->conf->mddev->thread);
+		return;
+	}
+	atomic64_inc(&j->stats.checkpoints);
+	spin_lock_irq(&j->lock);
+	j->tail = tail;
+	j->tail_seq = seq;
+	while (!list_empty(&j->records)) {
+		rec = list_first_entry(&j->records, struct km_jrec, node);
+		if (rec->state == KM_JR_OPEN || rec->start >= tail)
+			break;
+		km_j_free_record(j, rec);
+	}
+	spin_unlock_irq(&j->lock);
+	mutex_unlock(&j->cp_mutex);
+	md_wakeup_thread(j->conf->mddev->thread);
+}
+
+static void km_j_cp_work(struct work_struct *work)
+{
+	km_j_checkpoint(container_of(work, struct km_journal, cp_work));
+}
+
+/* (j->lock held) */
+static void km_j_want_checkpoint(struct km_journal *j)
+{
+	if (!j->want_cp) {
+		j->want_cp = true;
+		queue_work(j->conf->retry_wq, &j->cp_work);
+	}
+}
+
+/* Half the log is waiting for the checkpoint: move it (j->lock held). */
+static void km_j_maybe_checkpoint(struct km_journal *j)
+{
+	if (j->head - j->tail > j->size / 2)
+		km_j_want_checkpoint(j);
+}
+
+/*
+ * Let the members' writes of logged records go, oldest first, up to the
+ * first record not yet on the journal (j->lock held).
+ */
+static void km_j_release(struct km_journal *j)
+{
+	struct km_jrec *rec;
+
+	list_for_each_entry(rec, &j->records, node) {
+		if (rec->state == KM_JR_RELEASED)
+			continue;
+		if (rec->state != KM_JR_LOGGED)
+			break;
+		bio_list_merge(&j->ready, &rec->held);
+		bio_list_init(&rec->held);
+		rec->state = KM_JR_RELEASED;
+	}
+}
+
+static void km_j_end_record(struct bio *bio)
+{
+	struct km_jrec *rec = bio->bi_private;
+	struct km_journal *j = rec->j;
+	struct mddev *mddev = j->conf->mddev;
+	struct md_rdev *rdev = j->rdev;
+	unsigned long flags;
+
+	if (bio->bi_status) {
+		pr_crit("md/km:%s: journal write failed on %pg: writes fail until the journal is replaced\n",
+			mdname(mddev), rdev->bdev);
+		WRITE_ONCE(j->failed, true);
+		md_error(mddev, rdev);
+	}
+	spin_lock_irqsave(&j->lock, flags);
+	rec->state = KM_JR_LOGGED;
+	km_j_release(j);
+	spin_unlock_irqrestore(&j->lock, flags);
+	bio_put(bio);
+	rdev_dec_pending(rdev, mddev);
+	md_wakeup_thread(mddev->thread);
+}
+
+static u64 km_j_data_csum(struct page **pages, unsigned int nr, u64 seq)
+{
+	struct xxh64_state st;
+	unsigned int i;
+
+	xxh64_reset(&st, seq);
+	for (i = 0; i < nr; i++)
+		xxh64_update(&st, page_address(pages[i]), PAGE_SIZE);
+	return xxh64_digest(&st);
+}
+
+static u64 km_j_hdr_csum(struct km_jhdr *h, unsigned int nr)
+{
+	__le64 saved = h->hdr_csum;
+	u64 c;
+
+	h->hdr_csum = 0;
+	c = xxh64(h, struct_size(h, ent, nr), KM_J_MAGIC);
+	h->hdr_csum = saved;
+	return c;
+}
+
+/* Sectors a record of @nr pages takes. */
+static sector_t km_j_len(unsigned int nr)
+{
+	return (sector_t)(nr + 1) << (PAGE_SHIFT - 9);
+}
+
+/*
+ * Place the open record in the log; false when the log has no room for
+ * it until the checkpoint moves (j->lock held).  Log positions are linear;
+ * a record never wraps around the log's end.
+ */
+static bool km_j_place(struct km_journal *j, struct km_jrec *rec)
+{
+	sector_t len = km_j_len(rec->nr);
+	sector_t off = km_j_phys(j, j->head);
+	u64 start = j->head;
+
+	if (off + len > j->size)
+		start += j->size - off;
+	if (start + len - j->tail > j->size)
+		return false;
+	rec->start = start;
+	rec->seq = j->next_seq++;
+	j->head = start + len;
+	return true;
+}
+
+static void km_j_fill_header(struct km_journal *j, struct km_jrec *rec)
+{
+	struct km_jhdr *h = page_address(rec->hdr);
+
+	h->magic = cpu_to_le32(KM_J_MAGIC);
+	h->version = cpu_to_le32(KM_J_VERSION);
+	memcpy(h->uuid, j->conf->mddev->uuid, sizeof(h->uuid));
+	h->seq = cpu_to_le64(rec->seq);
+	h->entries = cpu_to_le32(rec->nr);
+	h->data_csum = cpu_to_le64(km_j_data_csum(rec->pages, rec->nr,
+						  rec->seq));
+	h->hdr_csum = cpu_to_le64(km_j_hdr_csum(h, rec->nr));
+}
+
+/* Write a closed record: one bio, header first, REQ_FUA. */
+static void km_j_submit(struct km_journal *j, struct km_jrec *rec)
+{
+	struct md_rdev *rdev = j->rdev;
+	struct bio *bio;
+	unsigned int i;
+
+	km_j_fill_header(j, rec);
+	atomic_inc(&rdev->nr_pending);
+	bio = bio_alloc(rdev->bdev, rec->nr + 1,
+			REQ_OP_WRITE | REQ_SYNC | REQ_FUA, GFP_NOIO);
+	bio->bi_iter.bi_sector = rdev->data_offset + KM_J_SUPER_SECTORS +
+				 km_j_phys(j, rec->start);
+	__bio_add_page(bio, rec->hdr, PAGE_SIZE, 0);
+	for (i = 0; i < rec->nr; i++)
+		__bio_add_page(bio, rec->pages[i], PAGE_SIZE, 0);
+	bio->bi_private = rec;
+	bio->bi_end_io = km_j_end_record;
+	atomic64_inc(&j->stats.records);
+	atomic64_add(rec->nr, &j->stats.pages);
+	submit_bio_noacct(bio);
+}
+
+static struct km_jrec *km_j_new_record(struct km_journal *j)
+{
+	struct km_jrec *rec;
+
+	if (j->nrec >= KM_J_RECORDS)
+		return NULL;
+	rec = kzalloc(sizeof(*rec), GFP_NOWAIT);
+	if (!rec)
+		return NULL;
+	rec->hdr = alloc_page(GFP_NOWAIT | __GFP_ZERO);
+	if (!rec->hdr) {
+		kfree(rec);
+		return NULL;
+	}
+	rec->j = j;
+	rec->state = KM_JR_OPEN;
+	bio_list_init(&rec->held);
+	list_add_tail(&rec->node, &j->records);
+	j->nrec++;
+	return rec;
+}
+
+/* Chunk index of member write @bio of @sh, and whether to a replacement. */
+static int km_j_bio_dev(struct km_stripe *sh, struct bio *bio, bool *repl)
+{
+	int i = ((char *)bio - (char *)sh->dev) / sizeof(struct km_dev);
+
+	*repl = bio == &sh->dev[i].rbio;
+	return i;
+}
+
+/* Add the member writes @sh holds to the open record. */
+static void km_j_add_stripe(struct km_jrec *rec, struct km_stripe *sh)
+{
+	struct km_jhdr *h = page_address(rec->hdr);
+	struct bio *bio;
+
+	bio_list_for_each(bio, &sh->jbios) {
+		struct km_jent *e = &h->ent[rec->nr];
+		bool repl;
+		int i = km_j_bio_dev(sh, bio, &repl);
+
+		e->sector = cpu_to_le64(sh->sector);
+		e->slot = cpu_to_le16(sh->dev[i].member);
+		e->flags = cpu_to_le16(repl ? KM_JENT_REPL : 0);
+		rec->pages[rec->nr++] = sh->dev[i].page;
+	}
+	bio_list_merge(&rec->held, &sh->jbios);
+	bio_list_init(&sh->jbios);
+	sh->jrec = rec;
+	rec->stripes++;
+}
+
+/* Place the open record to be written; false if the log is full. */
+static bool km_j_close(struct km_journal *j)
+{
+	struct km_jrec *rec = j->open;
+
+	if (!rec)
+		return true;
+	if (!km_j_place(j, rec)) {
+		atomic64_inc(&j->stats.space_waits);
+		km_j_want_checkpoint(j);
+		return false;
+	}
+	rec->state = KM_JR_CLOSED;
+	j->open = NULL;
+	km_j_maybe_checkpoint(j);
+	return true;
+}
+
+static unsigned int km_j_bios(struct bio_list *bl)
+{
+	unsigned int nb = 0;
+	struct bio *bio;
+
+	bio_list_for_each(bio, bl)
+		nb++;
+	return nb;
+}
+
+/* Pack the backlog into records, as far as records and room allow. */
+static void km_j_pack(struct km_journal *j)
+{
+	struct km_stripe *sh, *tmp;
+
+	list_for_each_entry_safe(sh, tmp, &j->backlog, jnode) {
+		unsigned int nb = km_j_bios(&sh->jbios);
+
+		if (j->open && j->open->nr + nb > KM_J_MAX_ENTRIES &&
+		    !km_j_close(j))
+			return;
+		if (!j->open)
+			j->open = km_j_new_record(j);
+		if (!j->open)
+			return;
+		list_del_init(&sh->jnode);
+		km_j_add_stripe(j->open, sh);
+	}
+	if (j->open)
+		km_j_close(j);
+}
+
+/* The journal failed: what waits for it goes to the members unlogged. */
+static void km_j_drop_waiting(struct km_journal *j)
+{
+	struct km_conf *conf = j->conf;
+	struct km_jrec *rec;
+
+	while (!list_empty(&j->backlog)) {
+		struct km_stripe *sh = list_first_entry(&j->backlog,
+					struct km_stripe, jnode);
+
+		list_del_init(&sh->jnode);
+		bio_list_merge(&conf->deferred_writes, &sh->jbios);
+		bio_list_init(&sh->jbios);
+	}
+	list_for_each_entry(rec, &j->records, node) {
+		if (rec->state != KM_JR_OPEN && rec->state != KM_JR_CLOSED)
+			continue;
+		bio_list_merge(&conf->deferred_writes, &rec->held);
+		bio_list_init(&rec->held);
+		rec->state = KM_JR_RELEASED;
+	}
+	j->open = NULL;
+}
+
+/*
+ * The md thread, before it submits the members' writes: the writes whose
+ * records are on the journal join them, the backlog is packed into
+ * records, and those are written.
+ */
+void km_journal_flush(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+	struct km_jrec *todo[KM_J_RECORDS], *rec;
+	int n = 0, i;
+
+	if (!j)
+		return;
+	spin_lock_irq(&j->lock);
+	bio_list_merge(&conf->deferred_writes, &j->ready);
+	bio_list_init(&j->ready);
+	if (READ_ONCE(j->failed)) {
+		km_j_drop_waiting(j);
+		spin_unlock_irq(&j->lock);
+		return;
+	}
+	km_j_pack(j);
+	list_for_each_entry(rec, &j->records, node) {
+		if (rec->state != KM_JR_CLOSED)
+			continue;
+		rec->state = KM_JR_WRITING;
+		todo[n++] = rec;
+	}
+	spin_unlock_irq(&j->lock);
+	for (i = 0; i < n; i++)
+		km_j_submit(j, todo[i]);
+}
+
+/* Whether the md thread has journal work waiting. */
+bool km_journal_pending(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+
+	return j && (!bio_list_empty(&j->ready) || !list_empty(&j->backlog));
+}
+
+/* Write round of @sh: its member writes are in sh->jbios (md thread). */
+void km_journal_queue(struct km_stripe *sh)
+{
+	struct km_journal *j = sh->conf->journal;
+
+	spin_lock_irq(&j->lock);
+	list_add_tail(&sh->jnode, &j->backlog);
+	spin_unlock_irq(&j->lock);
+}
+
+/* The member writes of @sh's logged round have ended. */
+void km_journal_written(struct km_stripe *sh)
+{
+	struct km_jrec *rec = sh->jrec;
+	struct km_journal *j;
+
+	if (!rec)
+		return;
+	j = rec->j;
+	sh->jrec = NULL;
+	spin_lock_irq(&j->lock);
+	if (--rec->stripes == 0 && rec->state == KM_JR_RELEASED)
+		km_j_maybe_checkpoint(j);
+	spin_unlock_irq(&j->lock);
+}
+
+/* ---- replay --------------------------------------------------------- */
+
+struct km_j_scan {
+	struct km_journal *j;
+	struct page *hdr;
+	struct page **pages;	/* KM_J_MAX_ENTRIES */
+	sector_t pos;		/* log sector of the next record */
+	u64 seq;		/* its sequence number */
+	unsigned int records, pages_written, write_errors;
+};
+
+static bool km_j_read(struct km_journal *j, sector_t pos, struct page *page)
+{
+	return sync_page_io(j->rdev, KM_J_SUPER_SECTORS + pos, PAGE_SIZE, page,
+			    REQ_OP_READ, false);
+}
+
+/* Whether the header page read holds the record @sc expects. */
+static int km_j_header_ok(struct km_j_scan *sc)
+{
+	struct km_jhdr *h = page_address(sc->hdr);
+	struct km_conf *conf = sc->j->conf;
+	unsigned int nr = le32_to_cpu(h->entries), i;
+
+	if (le32_to_cpu(h->magic) != KM_J_MAGIC ||
+	    le32_to_cpu(h->version) != KM_J_VERSION ||
+	    memcmp(h->uuid, conf->mddev->uuid, sizeof(h->uuid)) ||
+	    le64_to_cpu(h->seq) != sc->seq || nr == 0 ||
+	    nr > KM_J_MAX_ENTRIES ||
+	    sc->pos + km_j_len(nr) > sc->j->size ||
+	    le64_to_cpu(h->hdr_csum) != km_j_hdr_csum(h, nr))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		u64 sector = le64_to_cpu(h->ent[i].sector);
+
+		if (le16_to_cpu(h->ent[i].slot) >= conf->geom.n ||
+		    (sector & KM_ROW_MASK) ||
+		    sector + KM_ROW_SECTORS > conf->mddev->dev_sectors ||
+		    le16_to_cpu(h->ent[i].flags) & ~KM_JENT_REPL)
+			return -1;
+	}
+	return nr;
+}
+
+/* Read the record at sc->pos whole; its page count, or -1 if it is not. */
+static int km_j_read_record(struct km_j_scan *sc)
+{
+	struct km_jhdr *h = page_address(sc->hdr);
+	int nr, i;
+
+	if (!km_j_read(sc->j, sc->pos, sc->hdr))
+		return -1;
+	nr = km_j_header_ok(sc);
+	if (nr < 0)
+		return -1;
+	for (i = 0; i < nr; i++)
+		if (!km_j_read(sc->j, sc->pos + km_j_len(i), sc->pages[i]))
+			return -1;
+	if (km_j_data_csum(sc->pages, nr, sc->seq) !=
+	    le64_to_cpu(h->data_csum))
+		return -1;
+	return nr;
+}
+
+/* Write the record just read to the members it names. */
+static void km_j_apply(struct km_j_scan *sc, unsigned int nr)
+{
+	struct km_jhdr *h = page_address(sc->hdr);
+	struct km_conf *conf = sc->j->conf;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct km_jent *e = &h->ent[i];
+		bool repl = le16_to_cpu(e->flags) & KM_JENT_REPL;
+		struct md_rdev *rdev;
+
+		rdev = km_j_get_member(conf, le16_to_cpu(e->slot), repl);
+		if (!rdev)
+			continue;
+		if (sync_page_io(rdev, le64_to_cpu(e->sector), PAGE_SIZE,
+				 sc->pages[i], REQ_OP_WRITE, false))
+			sc->pages_written++;
+		else
+			sc->write_errors++;
+		rdev_dec_pending(rdev, conf->mddev);
+	}
+}
+
+/*
+ * Write every record from the checkpoint on to the members again, in
+ * order, until one is missing or torn; sc->pos and sc->seq end after the
+ * last one.
+ */
+static void km_j_replay(struct km_j_scan *sc)
+{
+	for (;;) {
+		int nr = km_j_read_record(sc);
+
+		/* a record that would not fit before the end went to 0 */
+		if (nr < 0 && sc->pos) {
+			sector_t pos = sc->pos;
+
+			sc->pos = 0;
+			nr = km_j_read_record(sc);
+			if (nr < 0)
+				sc->pos = pos;
+		}
+		if (nr < 0)
+			return;
+		km_j_apply(sc, nr);
+		sc->records++;
+		sc->pos += km_j_len(nr);
+		sc->seq++;
+		if (sc->pos >= sc->j->size)
+			sc->pos = 0;
+	}
+}
+
+static int km_j_alloc_scan(struct km_j_scan *sc)
+{
+	int i;
+
+	sc->hdr = alloc_page(GFP_KERNEL);
+	sc->pages = kcalloc(KM_J_MAX_ENTRIES, sizeof(*sc->pages), GFP_KERNEL);
+	if (!sc->hdr || !sc->pages)
+		return -ENOMEM;
+	for (i = 0; i < KM_J_MAX_ENTRIES; i++) {
+		sc->pages[i] = alloc_page(GFP_KERNEL);
+		if (!sc->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void km_j_free_scan(struct km_j_scan *sc)
+{
+	int i;
+
+	if (sc->pages)
+		for (i = 0; i < KM_J_MAX_ENTRIES; i++)
+			if (sc->pages[i])
+				__free_page(sc->pages[i]);
+	kfree(sc->pages);
+	if (sc->hdr)
+		__free_page(sc->hdr);
+}
+
+/* The super's checkpoint, or false when the journal is new to this array. */
+static bool km_j_read_super(struct km_journal *j, sector_t *tail, u64 *seq)
+{
+	struct km_jsuper *s = page_address(j->super);
+
+	if (!sync_page_io(j->rdev, 0, PAGE_SIZE, j->super, REQ_OP_READ, false))
+		return false;
+	if (le32_to_cpu(s->magic) != KM_J_SUPER_MAGIC ||
+	    le32_to_cpu(s->version) != KM_J_VERSION ||
+	    memcmp(s->uuid, j->conf->mddev->uuid, sizeof(s->uuid)) ||
+	    le64_to_cpu(s->csum) != km_j_super_csum(s) ||
+	    le64_to_cpu(s->tail) >= j->size)
+		return false;
+	*tail = le64_to_cpu(s->tail);
+	*seq = le64_to_cpu(s->seq);
+	return true;
+}
+
+/*
+ * Make the members agree with the journal: replay what the checkpoint has
+ * not covered, flush the members, and start the log after it.
+ */
+static int km_j_recover(struct km_journal *j)
+{
+	struct mddev *mddev = j->conf->mddev;
+	struct km_j_scan sc = { .j = j };
+	int ret;
+
+	if (!km_j_read_super(j, &sc.pos, &sc.seq)) {
+		/* a new journal: a fresh sequence, nothing to replay */
+		sc.pos = 0;
+		sc.seq = get_random_u64() >> 1;
+		pr_info("md/km:%s: journal on %pg: new, %llu KiB of log\n",
+			mdname(mddev), j->rdev->bdev,
+			(unsigned long long)j->size / 2);
+	} else {
+		ret = km_j_alloc_scan(&sc);
+		if (ret) {
+			km_j_free_scan(&sc);
+			return ret;
+		}
+		km_j_replay(&sc);
+		km_j_free_scan(&sc);
+		if (sc.records)
+			km_j_flush_members(j->conf);
+		atomic64_add(sc.records, &j->stats.replayed_records);
+		atomic64_add(sc.pages_written, &j->stats.replayed_pages);
+		pr_info("md/km:%s: journal on %pg: replayed %u records (%u pages written, %u write errors)\n",
+			mdname(mddev), j->rdev->bdev, sc.records,
+			sc.pages_written, sc.write_errors);
+	}
+	j->head = j->tail = sc.pos;
+	j->next_seq = j->tail_seq = sc.seq;
+	return km_j_write_super(j, j->tail, j->tail_seq);
+}
+
+/* The array's journal member (not Faulty), or NULL. */
+static struct md_rdev *km_j_find(struct mddev *mddev)
+{
+	struct md_rdev *rdev;
+
+	rdev_for_each(rdev, mddev)
+		if (test_bit(Journal, &rdev->flags) &&
+		    !test_bit(Faulty, &rdev->flags))
+			return rdev;
+	return NULL;
+}
+
+static void km_j_free(struct km_journal *j)
+{
+	while (!list_empty(&j->records))
+		km_j_free_record(j, list_first_entry(&j->records,
+						     struct km_jrec, node));
+	if (j->super)
+		__free_page(j->super);
+	kfree(j);
+}
+
+/*
+ * Start the journal on @rdev: recover (@fresh: a journal added now, whose
+ * contents are not replayed), then take writes.
+ */
+static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
+{
+	struct km_journal *j;
+	int ret;
+
+	if (rdev->sectors < KM_J_SUPER_SECTORS + 16 * km_j_len(KM_J_MAX_ENTRIES)) {
+		pr_err("md/km:%s: journal %pg is too small (%llu KiB; %lu KiB at least)\n",
+		       mdname(conf->mddev), rdev->bdev,
+		       (unsigned long long)rdev->sectors / 2,
+		       (unsigned long)(KM_J_SUPER_SECTORS +
+				       16 * km_j_len(KM_J_MAX_ENTRIES)) / 2);
+		return -EINVAL;
+	}
+	j = kzalloc(sizeof(*j), GFP_KERNEL);
+	if (!j)
+		return -ENOMEM;
+	j->conf = conf;
+	j->rdev = rdev;
+	j->size = rdev->sectors - KM_J_SUPER_SECTORS;
+	j->size &= ~(sector_t)KM_ROW_MASK;
+	spin_lock_init(&j->lock);
+	INIT_LIST_HEAD(&j->records);
+	INIT_LIST_HEAD(&j->backlog);
+	bio_list_init(&j->ready);
+	mutex_init(&j->cp_mutex);
+	INIT_WORK(&j->cp_work, km_j_cp_work);
+	j->super = alloc_page(GFP_KERNEL);
+	if (!j->super) {
+		km_j_free(j);
+		return -ENOMEM;
+	}
+	if (fresh) {
+		j->head = j->tail = 0;
+		j->next_seq = j->tail_seq = get_random_u64() >> 1;
+		ret = km_j_write_super(j, 0, j->tail_seq);
+	} else {
+		ret = km_j_recover(j);
+	}
+	if (ret) {
+		pr_err("md/km:%s: journal %pg cannot be started: %d\n",
+		       mdname(conf->mddev), rdev->bdev, ret);
+		km_j_free(j);
+		return ret;
+	}
+	rdev->raid_disk = 0;
+	conf->journal = j;
+	return 0;
+}
+
+/*
+ * At run: an array whose superblocks say it has a journal starts it
+ * (replaying it first), or, with the journal missing, runs read-only as
+ * md raid5 does.  Returns an error only where the array must not start.
+ */
+int km_journal_init(struct km_conf *conf)
+{
+	struct mddev *mddev = conf->mddev;
+	struct md_rdev *rdev = km_j_find(mddev);
+
+	if (!rdev && !test_bit(MD_HAS_JOURNAL, &mddev->flags))
+		return 0;
+	if (!rdev) {
+		pr_warn("md/km:%s: the journal device is missing: read-only until one is added (mdadm --add-journal) or consistency_policy is set to resync\n",
+			mdname(mddev));
+		mddev->ro = 1;
+		set_disk_ro(mddev->gendisk, 1);
+		return 0;
+	}
+	if (conf->prev) {
+		pr_err("md/km:%s: a reshape cannot run with a journal\n",
+		       mdname(mddev));
+		return -EINVAL;
+	}
+	return km_j_start(conf, rdev, false);
+}
+
+/* Stopping, or quiesced: take a last checkpoint. */
+void km_journal_quiet(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+
+	if (!j)
+		return;
+	flush_work(&j->cp_work);
+	km_j_checkpoint(j);
+}
+
+void km_journal_exit(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+
+	if (!j)
+		return;
+	cancel_work_sync(&j->cp_work);
+	/* km_journal_show() reads it under mddev->lock */
+	spin_lock(&conf->mddev->lock);
+	conf->journal = NULL;
+	spin_unlock(&conf->mddev->lock);
+	km_j_free(j);
+}
+
+/* md_error on the journal member: writes fail from now on. */
+void km_journal_error(struct km_conf *conf, struct md_rdev *rdev)
+{
+	struct km_journal *j = conf->journal;
+
+	set_bit(Faulty, &rdev->flags);
+	clear_bit(In_sync, &rdev->flags);
+	if (j && j->rdev == rdev)
+		WRITE_ONCE(j->failed, true);
+	pr_crit("md/km:%s: journal %pg failed: writes to the array fail until a journal is added (mdadm --add-journal) or consistency_policy is set to resync\n",
+		mdname(conf->mddev), rdev->bdev);
+	set_mask_bits(&conf->mddev->sb_flags, 0, BIT(MD_SB_CHANGE_DEVS));
+	md_wakeup_thread(conf->mddev->thread);
+}
+
+/* Whether every record's member writes have ended (j->lock held). */
+static bool km_j_idle(struct km_journal *j)
+{
+	struct km_jrec *rec;
+
+	list_for_each_entry(rec, &j->records, node)
+		if (!km_j_record_done(rec))
+			return false;
+	return list_empty(&j->backlog) && bio_list_empty(&j->ready);
+}
+
+/*
+ * mdadm --add-journal: a journal for an array whose journal failed or is
+ * missing, or that had none (md allows it only without a bitmap).  md has
+ * suspended the array.  What the device holds is not replayed.
+ */
+int km_journal_add(struct km_conf *conf, struct md_rdev *rdev)
+{
+	struct mddev *mddev = conf->mddev;
+	struct km_journal *j = conf->journal;
+	int ret;
+
+	if (conf->prev)
+		return -EBUSY;
+	if (j) {
+		if (!READ_ONCE(j->failed))
+			return -EBUSY;
+		spin_lock_irq(&j->lock);
+		ret = km_j_idle(j) ? 0 : -EBUSY;
+		spin_unlock_irq(&j->lock);
+		if (ret)
+			return ret;
+		km_journal_exit(conf);
+	}
+	ret = km_j_start(conf, rdev, true);
+	if (ret)
+		return ret;
+	set_bit(MD_HAS_JOURNAL, &mddev->flags);
+	set_mask_bits(&mddev->sb_flags, 0, BIT(MD_SB_CHANGE_DEVS));
+	pr_info("md/km:%s: journal %pg added: writes are logged again\n",
+		mdname(mddev), rdev->bdev);
+	return 0;
+}
+
+/* mdadm --remove of the journal: only once it failed and went quiet. */
+int km_journal_remove(struct km_conf *conf, struct md_rdev *rdev)
+{
+	struct km_journal *j = conf->journal;
+	int ret;
+
+	if (!j || j->rdev != rdev)
+		return 0;
+	if (!READ_ONCE(j->failed) || atomic_read(&rdev->nr_pending))
+		return -EBUSY;
+	spin_lock_irq(&j->lock);
+	ret = km_j_idle(j) ? 0 : -EBUSY;
+	spin_unlock_irq(&j->lock);
+	if (ret)
+		return ret;
+	km_journal_exit(conf);
+	return 0;
+}
+
+/*
+ * consistency_policy = resync: an array whose journal failed and was
+ * removed takes writes again, unprotected, as md raid5 allows.
+ */
+int km_journal_drop(struct km_conf *conf)
+{
+	struct mddev *mddev = conf->mddev;
+	struct md_rdev *rdev;
+
+	if (!test_bit(MD_HAS_JOURNAL, &mddev->flags))
+		return -EINVAL;
+	rdev_for_each(rdev, mddev)
+		if (test_bit(Journal, &rdev->flags))
+			return -EBUSY;	/* remove it first */
+	clear_bit(MD_HAS_JOURNAL, &mddev->flags);
+	set_mask_bits(&mddev->sb_flags, 0, BIT(MD_SB_CHANGE_DEVS));
+	md_wakeup_thread(mddev->thread);
+	pr_warn("md/km:%s: journal dropped: consistency by resync, the write hole is open\n",
+		mdname(mddev));
+	return 0;
+}
+
+static const char *km_j_state(struct km_conf *conf)
+{
+	if (conf->journal)
+		return READ_ONCE(conf->journal->failed) ? "failed" : "active";
+	return test_bit(MD_HAS_JOURNAL, &conf->mddev->flags) ? "missing"
+							     : "none";
+}
+
+/* /sys/block/mdX/md/km/journal */
+ssize_t km_journal_show(struct km_conf *conf, char *page)
+{
+	struct km_journal *j = conf->journal;
+	struct km_journal_stats *st;
+	unsigned long flags;
+	ssize_t len;
+	u64 used;
+
+	len = sysfs_emit(page, "state %s\n", km_j_state(conf));
+	if (!j)
+		return len;
+	st = &j->stats;
+	spin_lock_irqsave(&j->lock, flags);
+	used = j->head - j->tail;
+	spin_unlock_irqrestore(&j->lock, flags);
+	len += sysfs_emit_at(page, len, "device %pg\n", j->rdev->bdev);
+	len += sysfs_emit_at(page, len, "log_kib %llu\nused_kib %llu\n",
+			     (unsigned long long)j->size / 2,
+			     (unsigned long long)used / 2);
+	len += sysfs_emit_at(page, len,
+			     "records %lld\npages %lld\ncheckpoints %lld\nspace_waits %lld\nreplayed_records %lld\nreplayed_pages %lld\n",
+			     atomic64_read(&st->records),
+			     atomic64_read(&st->pages),
+			     atomic64_read(&st->checkpoints),
+			     atomic64_read(&st->space_waits),
+			     atomic64_read(&st->replayed_records),
+			     atomic64_read(&st->replayed_pages));
+	return len;
+}
