@@ -299,7 +299,7 @@ static void km_submit_dev(struct km_stripe *sh, int i, struct md_rdev *rdev,
 	atomic_inc(&sh->pending);
 	if (op_is_write(opf) && test_bit(KM_SH_JOURNAL, &sh->state)) {
 		/* ... and for the journal (journal.c) */
-		bio_list_add(&sh->jbios, bio);
+		bio_list_add(&sh->jitem.bios, bio);
 	} else if (op_is_write(opf)) {
 		/* writes wait for the bitmap to reach disk (km_daemon) */
 		bio_list_add(&sh->conf->deferred_writes, bio);
@@ -374,8 +374,8 @@ void km_submit_writes_to(struct km_stripe *sh, km_mask_t main, km_mask_t repl,
 				km_submit_dev(sh, i, rdev, opf, sync, true);
 		}
 	}
-	if (!bio_list_empty(&sh->jbios))
-		km_journal_queue(sh);
+	if (!bio_list_empty(&sh->jitem.bios))
+		km_journal_queue(sh->conf, &sh->jitem);
 	clear_bit(KM_SH_JOURNAL, &sh->state);
 	km_op_done(sh);
 }
@@ -812,7 +812,7 @@ void km_handle_stripe(struct km_stripe *sh)
 	case KM_PH_WRITE:
 		if (test_and_clear_bit(KM_SH_WRITE_GEN, &sh->state))
 			km_gen_write_end(conf, sh->cstripe);
-		km_journal_written(sh);
+		km_journal_written(&sh->jitem);
 		km_bb_write_done(sh);
 		if (sh->round)
 			sh->round->written(sh);

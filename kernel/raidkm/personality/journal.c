@@ -3,10 +3,10 @@
  * The write journal: a km array's answer to the write hole, for any m.
  *
  * With a journal device (mdadm --write-journal), every page a write round
- * sends to the members (new data and all of the row's new parity) is first
- * written to the journal, in a record, with REQ_FUA; the members' writes
- * start only once that record and every record before it are on the
- * journal.  After a crash the records after the journal's checkpoint are
+ * or a wide write sends to the members (new data and all of the new
+ * parity) is first written to the journal, in a record, with REQ_FUA; the
+ * members' writes start only once that record and every record before it
+ * are on the journal.  After a crash the records after the journal's checkpoint are
  * written to the members again, in order, before the array serves: every
  * row a crash cut through gets its new data and matching parity, so no
  * chunk rebuilt from that parity later (degraded array, a member lost
@@ -21,10 +21,10 @@
  *                  a record never wraps around the log's end
  *
  * A header names the array (uuid), its sequence number (one more than the
- * record before it), one entry per page (slot, member sector, whether for
- * the slot's replacement) and a checksum of itself and of its pages, so a
- * torn record or one of an earlier lap ends the scan.  Records are written
- * one bio each, several in flight; the members' writes of a record are let
+ * record before it), one entry per member write (slot, member sector,
+ * pages, whether for the slot's replacement) and a checksum of itself and
+ * of its pages, so a torn record or one of an earlier lap ends the scan.
+ * Records carry the member writes' own pages (no copy), several in flight; the members' writes of a record are let
  * go in record order (journal_release()), so a record that a crash left
  * torn has no member write behind it and none after it has either.
  *
@@ -51,7 +51,8 @@
 #define KM_J_SUPER_MAGIC	0x534a4d4bu	/* "KMJS": the super */
 #define KM_J_VERSION		1
 #define KM_J_SUPER_SECTORS	(PAGE_SIZE >> 9)
-#define KM_J_RECORDS		64	/* records allocated at a time */
+#define KM_J_RECORDS		64	/* records in the pool */
+#define KM_J_MAX_PAGES		1024	/* pages of one record, at most */
 
 struct km_jsuper {
 	__le32 magic;
@@ -62,11 +63,12 @@ struct km_jsuper {
 	__le64 csum;		/* of the fields above */
 };
 
+/* One member write: @pages pages to @slot's rows from member @sector. */
 struct km_jent {
-	__le64 sector;		/* member sector of the row */
+	__le64 sector;
 	__le16 slot;		/* raid_disk */
 	__le16 flags;		/* KM_JENT_REPL */
-	__le32 pad;
+	__le32 pages;
 };
 
 #define KM_JENT_REPL		1	/* for the slot's replacement */
@@ -76,8 +78,8 @@ struct km_jhdr {
 	__le32 version;
 	u8 uuid[16];
 	__le64 seq;
-	__le32 entries;		/* pages after the header */
-	__le32 pad;
+	__le32 entries;
+	__le32 pages;		/* after the header, in entry order */
 	__le64 data_csum;	/* of the pages, seeded with seq */
 	__le64 hdr_csum;	/* of the header and entries, this 0 */
 	struct km_jent ent[];
@@ -87,37 +89,39 @@ struct km_jhdr {
 	((PAGE_SIZE - sizeof(struct km_jhdr)) / sizeof(struct km_jent))
 
 enum km_jrec_state {
-	KM_JR_OPEN,		/* taking write rounds */
+	KM_JR_FREE,		/* in the pool */
+	KM_JR_OPEN,		/* taking items */
 	KM_JR_CLOSED,		/* placed in the log, to be written */
-	KM_JR_WRITING,		/* its bio in flight */
+	KM_JR_WRITING,		/* its bios in flight */
 	KM_JR_LOGGED,		/* on the journal, members' writes held */
 	KM_JR_RELEASED,		/* members' writes let go */
 };
 
 struct km_jrec {
-	struct list_head node;		/* journal->records, oldest first */
+	struct list_head node;		/* pool, or journal->records */
 	struct km_journal *j;
 	enum km_jrec_state state;
-	bool failed;			/* its journal write failed */
 	u64 seq;
 	u64 start;			/* linear log sector */
-	unsigned int nr;		/* entries (pages) */
-	int stripes;			/* rounds whose member writes run */
+	unsigned int entries, nr;	/* entries, pages */
+	int users;			/* items whose member writes run */
+	atomic_t bios;			/* its own bios in flight */
 	struct page *hdr;
-	struct page *pages[KM_J_MAX_ENTRIES];
+	struct page **pages;		/* KM_J_MAX_PAGES */
 	struct bio_list held;		/* the members' writes */
 };
 
 struct km_journal {
 	struct km_conf *conf;
-	struct md_rdev *rdev;		/* NULL: removed */
+	struct md_rdev *rdev;
 	sector_t size;			/* log sectors */
+	unsigned int max_pages;		/* of one record, for this log */
 	spinlock_t lock;
-	struct list_head records;
+	struct list_head records;	/* oldest first */
+	struct list_head pool;		/* free records */
 	struct km_jrec *open;
-	struct list_head backlog;	/* stripes waiting for a record */
+	struct list_head backlog;	/* items waiting for a record */
 	struct bio_list ready;		/* member writes let go */
-	int nrec;
 	u64 next_seq;
 	u64 head;			/* linear: where the next record goes */
 	u64 tail;			/* linear: the checkpoint */
@@ -127,9 +131,9 @@ struct km_journal {
 	struct mutex cp_mutex;
 	struct work_struct cp_work;
 	struct page *super;
+	struct km_jrec recs[KM_J_RECORDS];
 	struct km_journal_stats stats;
 };
-
 
 /* Where linear log sector @lin lies in the log. */
 static sector_t km_j_phys(struct km_journal *j, u64 lin)
@@ -138,6 +142,12 @@ static sector_t km_j_phys(struct km_journal *j, u64 lin)
 
 	div64_u64_rem(lin, j->size, &rem);
 	return rem;
+}
+
+/* Sectors a record of @nr pages takes. */
+static sector_t km_j_len(unsigned int nr)
+{
+	return (sector_t)(nr + 1) << (PAGE_SHIFT - 9);
 }
 
 /* Whether write rounds go through the journal now. */
@@ -153,6 +163,14 @@ bool km_journal_blocks_writes(struct km_conf *conf)
 {
 	return test_bit(MD_HAS_JOURNAL, &conf->mddev->flags) &&
 	       !km_journal_on(conf);
+}
+
+/* The most pages one item (a wide write) may hold. */
+unsigned int km_journal_max_pages(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+
+	return j ? j->max_pages : KM_J_MAX_PAGES;
 }
 
 static u64 km_j_super_csum(struct km_jsuper *s)
@@ -208,43 +226,50 @@ static void km_j_flush_members(struct km_conf *conf)
 	}
 }
 
+/* Back to the pool (j->lock held). */
 static void km_j_free_record(struct km_journal *j, struct km_jrec *rec)
 {
-	list_del(&rec->node);
-	if (rec->hdr)
-		__free_page(rec->hdr);
-	kfree(rec);
-	j->nrec--;
+	rec->state = KM_JR_FREE;
+	list_move_tail(&rec->node, &j->pool);
 }
 
 static bool km_j_record_done(struct km_jrec *rec)
 {
-	return rec->state == KM_JR_RELEASED && rec->stripes == 0;
+	return rec->state == KM_JR_RELEASED && rec->users == 0;
+}
+
+/* Where the checkpoint may go: the oldest record not done (j->lock). */
+static void km_j_cp_target(struct km_journal *j, u64 *tail, u64 *seq)
+{
+	struct km_jrec *rec;
+
+	*tail = j->head;
+	*seq = j->next_seq;
+	list_for_each_entry(rec, &j->records, node) {
+		if (rec->state == KM_JR_OPEN)
+			return;
+		if (!km_j_record_done(rec)) {
+			*tail = rec->start;
+			*seq = rec->seq;
+			return;
+		}
+	}
 }
 
 /*
  * Move the checkpoint to the oldest record not done: flush the members,
- * then write the super.  Records before it are freed, and their space.
+ * then write the super.  Records before it go back to the pool, and
+ * their log space is free.
  */
 static void km_j_checkpoint(struct km_journal *j)
 {
-	struct km_jrec *rec;
+	struct km_jrec *rec, *tmp;
 	u64 tail, seq;
 
 	mutex_lock(&j->cp_mutex);
 	spin_lock_irq(&j->lock);
 	j->want_cp = false;
-	tail = j->head;
-	seq = j->next_seq;
-	list_for_each_entry(rec, &j->records, node) {
-		if (rec->state == KM_JR_OPEN)
-			break;
-		if (!km_j_record_done(rec)) {
-			tail = rec->start;
-			seq = rec->seq;
-			break;
-		}
-	}
+	km_j_cp_target(j, &tail, &seq);
 	spin_unlock_irq(&j->lock);
 	if (tail == j->tail || READ_ONCE(j->failed)) {
 		mutex_unlock(&j->cp_mutex);
@@ -264,8 +289,7 @@ static void km_j_checkpoint(struct km_journal *j)
 	spin_lock_irq(&j->lock);
 	j->tail = tail;
 	j->tail_seq = seq;
-	while (!list_empty(&j->records)) {
-		rec = list_first_entry(&j->records, struct km_jrec, node);
+	list_for_each_entry_safe(rec, tmp, &j->records, node) {
 		if (rec->state == KM_JR_OPEN || rec->start >= tail)
 			break;
 		km_j_free_record(j, rec);
@@ -289,10 +313,14 @@ static void km_j_want_checkpoint(struct km_journal *j)
 	}
 }
 
-/* Half the log is waiting for the checkpoint: move it (j->lock held). */
+/*
+ * Half the log, or half the records, wait for the checkpoint: move it
+ * (j->lock held).
+ */
 static void km_j_maybe_checkpoint(struct km_journal *j)
 {
-	if (j->head - j->tail > j->size / 2)
+	if (j->head - j->tail > j->size / 2 || list_empty(&j->pool) ||
+	    list_is_singular(&j->pool))
 		km_j_want_checkpoint(j);
 }
 
@@ -323,19 +351,21 @@ static void km_j_end_record(struct bio *bio)
 	struct md_rdev *rdev = j->rdev;
 	unsigned long flags;
 
-	if (bio->bi_status) {
-		pr_crit("md/km:%s: journal write failed on %pg: writes fail until the journal is replaced\n",
+	if (bio->bi_status && !READ_ONCE(j->failed)) {
+		pr_crit("md/km:%s: journal write failed on %pg\n",
 			mdname(mddev), rdev->bdev);
 		WRITE_ONCE(j->failed, true);
 		md_error(mddev, rdev);
 	}
-	spin_lock_irqsave(&j->lock, flags);
-	rec->state = KM_JR_LOGGED;
-	km_j_release(j);
-	spin_unlock_irqrestore(&j->lock, flags);
 	bio_put(bio);
+	if (atomic_dec_and_test(&rec->bios)) {
+		spin_lock_irqsave(&j->lock, flags);
+		rec->state = KM_JR_LOGGED;
+		km_j_release(j);
+		spin_unlock_irqrestore(&j->lock, flags);
+		md_wakeup_thread(mddev->thread);
+	}
 	rdev_dec_pending(rdev, mddev);
-	md_wakeup_thread(mddev->thread);
 }
 
 static u64 km_j_data_csum(struct page **pages, unsigned int nr, u64 seq)
@@ -349,21 +379,15 @@ static u64 km_j_data_csum(struct page **pages, unsigned int nr, u64 seq)
 	return xxh64_digest(&st);
 }
 
-static u64 km_j_hdr_csum(struct km_jhdr *h, unsigned int nr)
+static u64 km_j_hdr_csum(struct km_jhdr *h, unsigned int entries)
 {
 	__le64 saved = h->hdr_csum;
 	u64 c;
 
 	h->hdr_csum = 0;
-	c = xxh64(h, struct_size(h, ent, nr), KM_J_MAGIC);
+	c = xxh64(h, struct_size(h, ent, entries), KM_J_MAGIC);
 	h->hdr_csum = saved;
 	return c;
-}
-
-/* Sectors a record of @nr pages takes. */
-static sector_t km_j_len(unsigned int nr)
-{
-	return (sector_t)(nr + 1) << (PAGE_SHIFT - 9);
 }
 
 /*
@@ -395,86 +419,98 @@ static void km_j_fill_header(struct km_journal *j, struct km_jrec *rec)
 	h->version = cpu_to_le32(KM_J_VERSION);
 	memcpy(h->uuid, j->conf->mddev->uuid, sizeof(h->uuid));
 	h->seq = cpu_to_le64(rec->seq);
-	h->entries = cpu_to_le32(rec->nr);
+	h->entries = cpu_to_le32(rec->entries);
+	h->pages = cpu_to_le32(rec->nr);
 	h->data_csum = cpu_to_le64(km_j_data_csum(rec->pages, rec->nr,
 						  rec->seq));
-	h->hdr_csum = cpu_to_le64(km_j_hdr_csum(h, rec->nr));
+	h->hdr_csum = cpu_to_le64(km_j_hdr_csum(h, rec->entries));
 }
 
-/* Write a closed record: one bio, header first, REQ_FUA. */
+/* Write a closed record with REQ_FUA: the header, then its pages. */
 static void km_j_submit(struct km_journal *j, struct km_jrec *rec)
 {
 	struct md_rdev *rdev = j->rdev;
-	struct bio *bio;
-	unsigned int i;
+	sector_t sector = rdev->data_offset + KM_J_SUPER_SECTORS +
+			  km_j_phys(j, rec->start);
+	unsigned int done = 0, total = rec->nr + 1;
 
 	km_j_fill_header(j, rec);
-	atomic_inc(&rdev->nr_pending);
-	bio = bio_alloc(rdev->bdev, rec->nr + 1,
-			REQ_OP_WRITE | REQ_SYNC | REQ_FUA, GFP_NOIO);
-	bio->bi_iter.bi_sector = rdev->data_offset + KM_J_SUPER_SECTORS +
-				 km_j_phys(j, rec->start);
-	__bio_add_page(bio, rec->hdr, PAGE_SIZE, 0);
-	for (i = 0; i < rec->nr; i++)
-		__bio_add_page(bio, rec->pages[i], PAGE_SIZE, 0);
-	bio->bi_private = rec;
-	bio->bi_end_io = km_j_end_record;
+	atomic_set(&rec->bios, DIV_ROUND_UP(total, BIO_MAX_VECS));
 	atomic64_inc(&j->stats.records);
 	atomic64_add(rec->nr, &j->stats.pages);
-	submit_bio_noacct(bio);
+	while (done < total) {
+		unsigned int n = min_t(unsigned int, total - done, BIO_MAX_VECS);
+		struct bio *bio;
+		unsigned int i;
+
+		bio = bio_alloc(rdev->bdev, n,
+				REQ_OP_WRITE | REQ_SYNC | REQ_FUA, GFP_NOIO);
+		bio->bi_iter.bi_sector = sector +
+					 ((sector_t)done << (PAGE_SHIFT - 9));
+		for (i = done; i < done + n; i++)
+			__bio_add_page(bio, i ? rec->pages[i - 1] : rec->hdr,
+				       PAGE_SIZE, 0);
+		bio->bi_private = rec;
+		bio->bi_end_io = km_j_end_record;
+		atomic_inc(&rdev->nr_pending);
+		submit_bio_noacct(bio);
+		done += n;
+	}
 }
 
+/* A record from the pool, open at the log's end (j->lock held). */
 static struct km_jrec *km_j_new_record(struct km_journal *j)
 {
 	struct km_jrec *rec;
 
-	if (j->nrec >= KM_J_RECORDS)
-		return NULL;
-	rec = kzalloc(sizeof(*rec), GFP_NOWAIT);
-	if (!rec)
-		return NULL;
-	rec->hdr = alloc_page(GFP_NOWAIT | __GFP_ZERO);
-	if (!rec->hdr) {
-		kfree(rec);
+	if (list_empty(&j->pool)) {
+		km_j_want_checkpoint(j);
 		return NULL;
 	}
-	rec->j = j;
+	rec = list_first_entry(&j->pool, struct km_jrec, node);
+	list_move_tail(&rec->node, &j->records);
 	rec->state = KM_JR_OPEN;
+	rec->entries = 0;
+	rec->nr = 0;
+	rec->users = 0;
 	bio_list_init(&rec->held);
-	list_add_tail(&rec->node, &j->records);
-	j->nrec++;
+	memset(page_address(rec->hdr), 0, PAGE_SIZE);
 	return rec;
 }
 
-/* Chunk index of member write @bio of @sh, and whether to a replacement. */
-static int km_j_bio_dev(struct km_stripe *sh, struct bio *bio, bool *repl)
+static void km_j_count(struct km_jitem *it, unsigned int *entries,
+		       unsigned int *pages)
 {
-	int i = ((char *)bio - (char *)sh->dev) / sizeof(struct km_dev);
+	struct bio *bio;
 
-	*repl = bio == &sh->dev[i].rbio;
-	return i;
+	*entries = 0;
+	*pages = 0;
+	bio_list_for_each(bio, &it->bios) {
+		(*entries)++;
+		*pages += bio->bi_vcnt;
+	}
 }
 
-/* Add the member writes @sh holds to the open record. */
-static void km_j_add_stripe(struct km_jrec *rec, struct km_stripe *sh)
+/* Add the member writes @it holds to the open record @rec. */
+static void km_j_add_item(struct km_jrec *rec, struct km_jitem *it)
 {
 	struct km_jhdr *h = page_address(rec->hdr);
 	struct bio *bio;
 
-	bio_list_for_each(bio, &sh->jbios) {
-		struct km_jent *e = &h->ent[rec->nr];
-		bool repl;
-		int i = km_j_bio_dev(sh, bio, &repl);
+	bio_list_for_each(bio, &it->bios) {
+		struct km_jent *e = &h->ent[rec->entries++];
+		struct bio_vec *bv;
+		struct bvec_iter_all iter;
 
-		e->sector = cpu_to_le64(sh->sector);
-		e->slot = cpu_to_le16(sh->dev[i].member);
-		e->flags = cpu_to_le16(repl ? KM_JENT_REPL : 0);
-		rec->pages[rec->nr++] = sh->dev[i].page;
+		it->entry(it, bio, e);
+		e->pages = cpu_to_le32(bio->bi_vcnt);
+		bio_for_each_segment_all(bv, bio, iter)
+			rec->pages[rec->nr++] = bv->bv_page;
 	}
-	bio_list_merge(&rec->held, &sh->jbios);
-	bio_list_init(&sh->jbios);
-	sh->jrec = rec;
-	rec->stripes++;
+	bio_list_merge(&rec->held, &it->bios);
+	bio_list_init(&it->bios);
+	it->rec = rec;
+	rec->users++;
 }
 
 /* Place the open record to be written; false if the log is full. */
@@ -495,33 +531,32 @@ static bool km_j_close(struct km_journal *j)
 	return true;
 }
 
-static unsigned int km_j_bios(struct bio_list *bl)
-{
-	unsigned int nb = 0;
-	struct bio *bio;
-
-	bio_list_for_each(bio, bl)
-		nb++;
-	return nb;
-}
-
 /* Pack the backlog into records, as far as records and room allow. */
 static void km_j_pack(struct km_journal *j)
 {
-	struct km_stripe *sh, *tmp;
+	struct km_jitem *it, *tmp;
 
-	list_for_each_entry_safe(sh, tmp, &j->backlog, jnode) {
-		unsigned int nb = km_j_bios(&sh->jbios);
+	list_for_each_entry_safe(it, tmp, &j->backlog, node) {
+		unsigned int ne, np;
 
-		if (j->open && j->open->nr + nb > KM_J_MAX_ENTRIES &&
+		km_j_count(it, &ne, &np);
+		if (WARN_ON_ONCE(ne > KM_J_MAX_ENTRIES || np > j->max_pages)) {
+			/* never: callers keep items within a record */
+			list_del_init(&it->node);
+			bio_list_merge(&j->conf->deferred_writes, &it->bios);
+			bio_list_init(&it->bios);
+			continue;
+		}
+		if (j->open && (j->open->entries + ne > KM_J_MAX_ENTRIES ||
+				j->open->nr + np > j->max_pages) &&
 		    !km_j_close(j))
 			return;
 		if (!j->open)
 			j->open = km_j_new_record(j);
 		if (!j->open)
 			return;
-		list_del_init(&sh->jnode);
-		km_j_add_stripe(j->open, sh);
+		list_del_init(&it->node);
+		km_j_add_item(j->open, it);
 	}
 	if (j->open)
 		km_j_close(j);
@@ -534,12 +569,12 @@ static void km_j_drop_waiting(struct km_journal *j)
 	struct km_jrec *rec;
 
 	while (!list_empty(&j->backlog)) {
-		struct km_stripe *sh = list_first_entry(&j->backlog,
-					struct km_stripe, jnode);
+		struct km_jitem *it = list_first_entry(&j->backlog,
+					struct km_jitem, node);
 
-		list_del_init(&sh->jnode);
-		bio_list_merge(&conf->deferred_writes, &sh->jbios);
-		bio_list_init(&sh->jbios);
+		list_del_init(&it->node);
+		bio_list_merge(&conf->deferred_writes, &it->bios);
+		bio_list_init(&it->bios);
 	}
 	list_for_each_entry(rec, &j->records, node) {
 		if (rec->state != KM_JR_OPEN && rec->state != KM_JR_CLOSED)
@@ -584,38 +619,67 @@ void km_journal_flush(struct km_conf *conf)
 		km_j_submit(j, todo[i]);
 }
 
-/* Whether the md thread has journal work waiting. */
-bool km_journal_pending(struct km_conf *conf)
+/* @it holds member writes to log before they go; the md thread packs. */
+void km_journal_queue(struct km_conf *conf, struct km_jitem *it)
 {
 	struct km_journal *j = conf->journal;
+	unsigned long flags;
 
-	return j && (!bio_list_empty(&j->ready) || !list_empty(&j->backlog));
+	spin_lock_irqsave(&j->lock, flags);
+	list_add_tail(&it->node, &j->backlog);
+	spin_unlock_irqrestore(&j->lock, flags);
+	md_wakeup_thread(conf->mddev->thread);
 }
 
-/* Write round of @sh: its member writes are in sh->jbios (md thread). */
-void km_journal_queue(struct km_stripe *sh)
+/* The member writes that @it logged have ended. */
+void km_journal_written(struct km_jitem *it)
 {
-	struct km_journal *j = sh->conf->journal;
-
-	spin_lock_irq(&j->lock);
-	list_add_tail(&sh->jnode, &j->backlog);
-	spin_unlock_irq(&j->lock);
-}
-
-/* The member writes of @sh's logged round have ended. */
-void km_journal_written(struct km_stripe *sh)
-{
-	struct km_jrec *rec = sh->jrec;
+	struct km_jrec *rec = it->rec;
 	struct km_journal *j;
+	unsigned long flags;
 
 	if (!rec)
 		return;
 	j = rec->j;
-	sh->jrec = NULL;
-	spin_lock_irq(&j->lock);
-	if (--rec->stripes == 0 && rec->state == KM_JR_RELEASED)
+	it->rec = NULL;
+	spin_lock_irqsave(&j->lock, flags);
+	if (--rec->users == 0 && rec->state == KM_JR_RELEASED)
 		km_j_maybe_checkpoint(j);
-	spin_unlock_irq(&j->lock);
+	spin_unlock_irqrestore(&j->lock, flags);
+}
+
+/* For ->entry(): a write to @slot (@repl: its replacement) from @sector. */
+void km_journal_entry(struct km_jent *e, sector_t sector, int slot, bool repl)
+{
+	e->sector = cpu_to_le64(sector);
+	e->slot = cpu_to_le16(slot);
+	e->flags = cpu_to_le16(repl ? KM_JENT_REPL : 0);
+}
+
+void km_journal_item_init(struct km_jitem *it,
+			  void (*entry)(struct km_jitem *it, struct bio *bio,
+					struct km_jent *e))
+{
+	INIT_LIST_HEAD(&it->node);
+	bio_list_init(&it->bios);
+	it->rec = NULL;
+	it->entry = entry;
+}
+
+/* A stripe's member write: its slot and row. */
+static void km_j_stripe_entry(struct km_jitem *it, struct bio *bio,
+			      struct km_jent *e)
+{
+	struct km_stripe *sh = container_of(it, struct km_stripe, jitem);
+	int i = ((char *)bio - (char *)sh->dev) / sizeof(struct km_dev);
+
+	km_journal_entry(e, sh->sector, sh->dev[i].member,
+			 bio == &sh->dev[i].rbio);
+}
+
+void km_journal_stripe_item(struct km_stripe *sh)
+{
+	km_journal_item_init(&sh->jitem, km_j_stripe_entry);
 }
 
 /* ---- replay --------------------------------------------------------- */
@@ -623,59 +687,91 @@ void km_journal_written(struct km_stripe *sh)
 struct km_j_scan {
 	struct km_journal *j;
 	struct page *hdr;
-	struct page **pages;	/* KM_J_MAX_ENTRIES */
+	struct page **pages;	/* KM_J_MAX_PAGES */
 	sector_t pos;		/* log sector of the next record */
 	u64 seq;		/* its sequence number */
 	unsigned int records, pages_written, write_errors;
 };
 
-static bool km_j_read(struct km_journal *j, sector_t pos, struct page *page)
+/*
+ * @n pages to or from @rdev's data area at @sector, in bios of at most
+ * BIO_MAX_VECS pages, waited for; false if one failed.
+ */
+static bool km_j_io(struct md_rdev *rdev, sector_t sector,
+		    struct page **pages, unsigned int n, blk_opf_t op)
 {
-	return sync_page_io(j->rdev, KM_J_SUPER_SECTORS + pos, PAGE_SIZE, page,
-			    REQ_OP_READ, false);
+	bool ok = true;
+
+	while (n) {
+		unsigned int c = min_t(unsigned int, n, BIO_MAX_VECS), i;
+		struct bio *bio = bio_alloc(rdev->bdev, c, op, GFP_KERNEL);
+
+		bio->bi_iter.bi_sector = rdev->data_offset + sector;
+		for (i = 0; i < c; i++)
+			__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+		if (submit_bio_wait(bio))
+			ok = false;
+		bio_put(bio);
+		sector += (sector_t)c << (PAGE_SHIFT - 9);
+		pages += c;
+		n -= c;
+	}
+	return ok;
 }
 
-/* Whether the header page read holds the record @sc expects. */
+/* Whether entry @e names rows of the array. */
+static bool km_j_entry_ok(struct km_conf *conf, struct km_jent *e)
+{
+	u64 sector = le64_to_cpu(e->sector);
+	u32 pages = le32_to_cpu(e->pages);
+
+	return le16_to_cpu(e->slot) < conf->geom.n &&
+	       !(le16_to_cpu(e->flags) & ~KM_JENT_REPL) &&
+	       !(sector & KM_ROW_MASK) && pages &&
+	       pages <= KM_J_MAX_PAGES &&
+	       sector + ((u64)pages << (PAGE_SHIFT - 9)) <=
+	       conf->mddev->dev_sectors;
+}
+
+/* Whether the header read is the record @sc expects: its page count. */
 static int km_j_header_ok(struct km_j_scan *sc)
 {
 	struct km_jhdr *h = page_address(sc->hdr);
 	struct km_conf *conf = sc->j->conf;
-	unsigned int nr = le32_to_cpu(h->entries), i;
+	unsigned int ne = le32_to_cpu(h->entries);
+	unsigned int nr = le32_to_cpu(h->pages), sum = 0, i;
 
 	if (le32_to_cpu(h->magic) != KM_J_MAGIC ||
 	    le32_to_cpu(h->version) != KM_J_VERSION ||
 	    memcmp(h->uuid, conf->mddev->uuid, sizeof(h->uuid)) ||
-	    le64_to_cpu(h->seq) != sc->seq || nr == 0 ||
-	    nr > KM_J_MAX_ENTRIES ||
+	    le64_to_cpu(h->seq) != sc->seq || !ne ||
+	    ne > KM_J_MAX_ENTRIES || !nr || nr > KM_J_MAX_PAGES ||
 	    sc->pos + km_j_len(nr) > sc->j->size ||
-	    le64_to_cpu(h->hdr_csum) != km_j_hdr_csum(h, nr))
+	    le64_to_cpu(h->hdr_csum) != km_j_hdr_csum(h, ne))
 		return -1;
-	for (i = 0; i < nr; i++) {
-		u64 sector = le64_to_cpu(h->ent[i].sector);
-
-		if (le16_to_cpu(h->ent[i].slot) >= conf->geom.n ||
-		    (sector & KM_ROW_MASK) ||
-		    sector + KM_ROW_SECTORS > conf->mddev->dev_sectors ||
-		    le16_to_cpu(h->ent[i].flags) & ~KM_JENT_REPL)
+	for (i = 0; i < ne; i++) {
+		if (!km_j_entry_ok(conf, &h->ent[i]))
 			return -1;
+		sum += le32_to_cpu(h->ent[i].pages);
 	}
-	return nr;
+	return sum == nr ? nr : -1;
 }
 
 /* Read the record at sc->pos whole; its page count, or -1 if it is not. */
 static int km_j_read_record(struct km_j_scan *sc)
 {
 	struct km_jhdr *h = page_address(sc->hdr);
-	int nr, i;
+	sector_t at = KM_J_SUPER_SECTORS + sc->pos;
+	int nr;
 
-	if (!km_j_read(sc->j, sc->pos, sc->hdr))
+	if (!km_j_io(sc->j->rdev, at, &sc->hdr, 1, REQ_OP_READ))
 		return -1;
 	nr = km_j_header_ok(sc);
 	if (nr < 0)
 		return -1;
-	for (i = 0; i < nr; i++)
-		if (!km_j_read(sc->j, sc->pos + km_j_len(i), sc->pages[i]))
-			return -1;
+	if (!km_j_io(sc->j->rdev, at + km_j_len(0), sc->pages, nr,
+		     REQ_OP_READ))
+		return -1;
 	if (km_j_data_csum(sc->pages, nr, sc->seq) !=
 	    le64_to_cpu(h->data_csum))
 		return -1;
@@ -683,26 +779,28 @@ static int km_j_read_record(struct km_j_scan *sc)
 }
 
 /* Write the record just read to the members it names. */
-static void km_j_apply(struct km_j_scan *sc, unsigned int nr)
+static void km_j_apply(struct km_j_scan *sc)
 {
 	struct km_jhdr *h = page_address(sc->hdr);
 	struct km_conf *conf = sc->j->conf;
-	unsigned int i;
+	unsigned int i, at = 0;
 
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < le32_to_cpu(h->entries); i++) {
 		struct km_jent *e = &h->ent[i];
+		unsigned int n = le32_to_cpu(e->pages);
 		bool repl = le16_to_cpu(e->flags) & KM_JENT_REPL;
 		struct md_rdev *rdev;
 
 		rdev = km_j_get_member(conf, le16_to_cpu(e->slot), repl);
-		if (!rdev)
-			continue;
-		if (sync_page_io(rdev, le64_to_cpu(e->sector), PAGE_SIZE,
-				 sc->pages[i], REQ_OP_WRITE, false))
-			sc->pages_written++;
-		else
-			sc->write_errors++;
-		rdev_dec_pending(rdev, conf->mddev);
+		if (rdev) {
+			if (km_j_io(rdev, le64_to_cpu(e->sector),
+				    sc->pages + at, n, REQ_OP_WRITE))
+				sc->pages_written += n;
+			else
+				sc->write_errors++;
+			rdev_dec_pending(rdev, conf->mddev);
+		}
+		at += n;
 	}
 }
 
@@ -727,7 +825,7 @@ static void km_j_replay(struct km_j_scan *sc)
 		}
 		if (nr < 0)
 			return;
-		km_j_apply(sc, nr);
+		km_j_apply(sc);
 		sc->records++;
 		sc->pos += km_j_len(nr);
 		sc->seq++;
@@ -741,10 +839,10 @@ static int km_j_alloc_scan(struct km_j_scan *sc)
 	int i;
 
 	sc->hdr = alloc_page(GFP_KERNEL);
-	sc->pages = kcalloc(KM_J_MAX_ENTRIES, sizeof(*sc->pages), GFP_KERNEL);
+	sc->pages = kcalloc(KM_J_MAX_PAGES, sizeof(*sc->pages), GFP_KERNEL);
 	if (!sc->hdr || !sc->pages)
 		return -ENOMEM;
-	for (i = 0; i < KM_J_MAX_ENTRIES; i++) {
+	for (i = 0; i < KM_J_MAX_PAGES; i++) {
 		sc->pages[i] = alloc_page(GFP_KERNEL);
 		if (!sc->pages[i])
 			return -ENOMEM;
@@ -757,7 +855,7 @@ static void km_j_free_scan(struct km_j_scan *sc)
 	int i;
 
 	if (sc->pages)
-		for (i = 0; i < KM_J_MAX_ENTRIES; i++)
+		for (i = 0; i < KM_J_MAX_PAGES; i++)
 			if (sc->pages[i])
 				__free_page(sc->pages[i]);
 	kfree(sc->pages);
@@ -835,12 +933,49 @@ static struct md_rdev *km_j_find(struct mddev *mddev)
 
 static void km_j_free(struct km_journal *j)
 {
-	while (!list_empty(&j->records))
-		km_j_free_record(j, list_first_entry(&j->records,
-						     struct km_jrec, node));
+	int i;
+
+	for (i = 0; i < KM_J_RECORDS; i++) {
+		if (j->recs[i].hdr)
+			__free_page(j->recs[i].hdr);
+		kfree(j->recs[i].pages);
+	}
 	if (j->super)
 		__free_page(j->super);
 	kfree(j);
+}
+
+/* The record pool: every record's header page and page list, up front. */
+static int km_j_alloc_records(struct km_journal *j)
+{
+	int i;
+
+	for (i = 0; i < KM_J_RECORDS; i++) {
+		struct km_jrec *rec = &j->recs[i];
+
+		rec->j = j;
+		rec->hdr = alloc_page(GFP_KERNEL);
+		rec->pages = kcalloc(j->max_pages, sizeof(*rec->pages),
+				     GFP_KERNEL);
+		if (!rec->hdr || !rec->pages)
+			return -ENOMEM;
+		list_add_tail(&rec->node, &j->pool);
+	}
+	return 0;
+}
+
+/*
+ * The largest record this journal's log takes: a quarter of the log, at
+ * most KM_J_MAX_PAGES; 0 when even one row's writes (to every member and
+ * replacement) would not fit.
+ */
+static unsigned int km_j_max_pages(struct km_conf *conf, sector_t size)
+{
+	u64 quarter = (size >> (PAGE_SHIFT - 9)) / 4;
+
+	if (quarter < 2 * conf->geom.n + 1)
+		return 0;
+	return min_t(u64, quarter - 1, KM_J_MAX_PAGES);
 }
 
 /*
@@ -849,15 +984,19 @@ static void km_j_free(struct km_journal *j)
  */
 static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
 {
+	sector_t size = (rdev->sectors - min_t(sector_t, rdev->sectors,
+					       KM_J_SUPER_SECTORS)) &
+			~(sector_t)KM_ROW_MASK;
+	unsigned int max_pages = km_j_max_pages(conf, size);
 	struct km_journal *j;
 	int ret;
 
-	if (rdev->sectors < KM_J_SUPER_SECTORS + 16 * km_j_len(KM_J_MAX_ENTRIES)) {
-		pr_err("md/km:%s: journal %pg is too small (%llu KiB; %lu KiB at least)\n",
+	if (!max_pages) {
+		pr_err("md/km:%s: journal %pg is too small: %llu KiB, a km journal of %d members needs %lu KiB\n",
 		       mdname(conf->mddev), rdev->bdev,
-		       (unsigned long long)rdev->sectors / 2,
-		       (unsigned long)(KM_J_SUPER_SECTORS +
-				       16 * km_j_len(KM_J_MAX_ENTRIES)) / 2);
+		       (unsigned long long)rdev->sectors / 2, conf->geom.n,
+		       (KM_J_SUPER_SECTORS / 2) +
+		       4 * (2 * conf->geom.n + 1) * (PAGE_SIZE >> 10));
 		return -EINVAL;
 	}
 	j = kzalloc(sizeof(*j), GFP_KERNEL);
@@ -865,16 +1004,17 @@ static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
 		return -ENOMEM;
 	j->conf = conf;
 	j->rdev = rdev;
-	j->size = rdev->sectors - KM_J_SUPER_SECTORS;
-	j->size &= ~(sector_t)KM_ROW_MASK;
+	j->size = size;
+	j->max_pages = max_pages;
 	spin_lock_init(&j->lock);
 	INIT_LIST_HEAD(&j->records);
+	INIT_LIST_HEAD(&j->pool);
 	INIT_LIST_HEAD(&j->backlog);
 	bio_list_init(&j->ready);
 	mutex_init(&j->cp_mutex);
 	INIT_WORK(&j->cp_work, km_j_cp_work);
 	j->super = alloc_page(GFP_KERNEL);
-	if (!j->super) {
+	if (!j->super || km_j_alloc_records(j)) {
 		km_j_free(j);
 		return -ENOMEM;
 	}

@@ -142,6 +142,20 @@ struct km_conf;
 struct km_gen;
 struct km_jrec;
 struct km_journal;
+struct km_jent;
+
+/*
+ * Member writes to be logged together (journal.c): a write round of a
+ * stripe, or a wide write.  ->entry() says where @bio goes: it fills the
+ * entry's slot, member sector and flags.
+ */
+struct km_jitem {
+	struct list_head node;		/* on the journal's backlog */
+	struct bio_list bios;		/* the member writes it holds */
+	struct km_jrec *rec;		/* the record that logged them */
+	void (*entry)(struct km_jitem *it, struct bio *bio,
+		      struct km_jent *e);
+};
 
 struct km_stripe {
 	struct hlist_node hash;
@@ -164,9 +178,7 @@ struct km_stripe {
 	void *scratch;			/* m pages for check/locate */
 	struct rkm_job job;
 	struct work_struct job_work;	/* runs the job off the md thread */
-	struct list_head jnode;		/* journal.c: waiting for a record */
-	struct bio_list jbios;		/* member writes held for it */
-	struct km_jrec *jrec;		/* the record that logged them */
+	struct km_jitem jitem;		/* journal.c: the round's writes */
 	struct km_dev dev[];		/* n of them */
 };
 
@@ -396,10 +408,16 @@ void km_journal_exit(struct km_conf *conf);
 void km_journal_quiet(struct km_conf *conf);
 bool km_journal_on(struct km_conf *conf);
 bool km_journal_blocks_writes(struct km_conf *conf);
-void km_journal_queue(struct km_stripe *sh);
+void km_journal_queue(struct km_conf *conf, struct km_jitem *it);
 void km_journal_flush(struct km_conf *conf);
-bool km_journal_pending(struct km_conf *conf);
-void km_journal_written(struct km_stripe *sh);
+void km_journal_written(struct km_jitem *it);
+void km_journal_stripe_item(struct km_stripe *sh);
+void km_journal_item_init(struct km_jitem *it,
+			  void (*entry)(struct km_jitem *it, struct bio *bio,
+					struct km_jent *e));
+void km_journal_entry(struct km_jent *e, sector_t sector, int slot,
+		      bool repl);
+unsigned int km_journal_max_pages(struct km_conf *conf);
 void km_journal_error(struct km_conf *conf, struct md_rdev *rdev);
 int km_journal_add(struct km_conf *conf, struct md_rdev *rdev);
 int km_journal_remove(struct km_conf *conf, struct md_rdev *rdev);

@@ -42,8 +42,7 @@ static struct km_stripe *km_alloc_stripe(struct km_conf *conf)
 	INIT_HLIST_NODE(&sh->hash);
 	INIT_LIST_HEAD(&sh->lru);
 	INIT_WORK(&sh->job_work, km_job_work);
-	INIT_LIST_HEAD(&sh->jnode);
-	bio_list_init(&sh->jbios);
+	km_journal_stripe_item(sh);
 	for (i = 0; i < n; i++) {
 		sh->dev[i].page = rkm_arena_alloc_page(GFP_NOIO);
 		if (!sh->dev[i].page)

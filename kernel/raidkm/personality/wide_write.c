@@ -52,6 +52,8 @@ struct km_wwrite {
 	atomic_t pending;
 	bool fua;
 	bool bitmap_started;
+	bool logged;			/* member writes go through the journal */
+	struct km_jitem jitem;
 	struct rkm_job job;
 	struct work_struct work;
 };
@@ -76,6 +78,9 @@ static unsigned int km_wwrite_max_stripes(struct km_conf *conf)
 	unsigned int s = (RAIDKM_MAX_LEN >> PAGE_SHIFT) / cp;
 
 	s = min(s, (unsigned int)(KM_WIDE_MAX_PAGES / (cp * conf->geom.n)));
+	/* with a journal, one record holds the whole range (and replacements) */
+	if (conf->journal)
+		s = min(s, km_journal_max_pages(conf) / (2 * cp * conf->geom.n));
 	return min(s, READ_ONCE(conf->wide_write_max_stripes));
 }
 
@@ -92,9 +97,6 @@ sector_t km_wwrite_sectors(struct km_conf *conf, sector_t sector, sector_t nr)
 	unsigned int max = km_wwrite_max_stripes(conf);
 
 	if (!max || nr < ssec || conf->prev || conf->reshaping)
-		return 0;
-	/* a journal logs write rounds of the stripe cache (journal.c) */
-	if (conf->journal)
 		return 0;
 	if (sector_div(t, ssec))
 		return 0;
@@ -268,7 +270,10 @@ static void km_wwrite_submit_member(struct km_wwrite *w, int j, bool repl)
 	bio->bi_end_io = km_wwrite_end_io;
 	atomic_inc(&w->pending);
 	atomic64_inc(&conf->wide_stats.write_member_writes);
-	submit_bio_noacct(bio);
+	if (w->logged)
+		bio_list_add(&w->jitem.bios, bio);
+	else
+		submit_bio_noacct(bio);
 }
 
 /* The bio ends (or is held, km_hold_write()) once md may know. */
@@ -298,6 +303,7 @@ static void km_wwrite_done(struct work_struct *work)
 
 	for (t = 0; t < w->stripes; t++)
 		km_gen_write_end(conf, w->s0 + t);
+	km_journal_written(&w->jitem);
 	km_claim_release(conf, &w->claim);
 	rkm_bitmap_endwrite(conf->mddev, km_wwrite_lo(w), km_wwrite_rows(w),
 			    ok && !w->failed);
@@ -305,6 +311,16 @@ static void km_wwrite_done(struct work_struct *work)
 	atomic64_add(w->stripes, &conf->wide_stats.write_stripes);
 	km_wwrite_end_bio(w, ok);
 	km_wwrite_free(w);
+}
+
+/* A wide member write: its slot and first row (journal.c). */
+static void km_wwrite_jentry(struct km_jitem *it, struct bio *bio,
+			     struct km_jent *e)
+{
+	struct km_wwrite *w = container_of(it, struct km_wwrite, jitem);
+	struct km_wwrite_bio *wb = container_of(bio, struct km_wwrite_bio, bio);
+
+	km_journal_entry(e, km_wwrite_lo(w), wb->member, wb->repl);
 }
 
 /* Parity is in: the bitmap to disk, then one bio per member. */
@@ -326,12 +342,16 @@ static void km_wwrite_submit(struct work_struct *work)
 		km_gen_write_begin(conf, w->s0 + t);
 	INIT_WORK(&w->work, km_wwrite_done);
 	atomic_set(&w->pending, 1);
+	/* with a journal, the member writes reach it first (journal.c) */
+	w->logged = km_journal_on(conf);
 	for (j = 0; j < conf->geom.n; j++) {
 		if (w->rdev[j])
 			km_wwrite_submit_member(w, j, false);
 		if (w->repl[j])
 			km_wwrite_submit_member(w, j, true);
 	}
+	if (!bio_list_empty(&w->jitem.bios))
+		km_journal_queue(conf, &w->jitem);
 	if (atomic_dec_and_test(&w->pending))
 		queue_work(conf->code_wq, &w->work);
 }
@@ -417,6 +437,7 @@ void km_wwrite(struct km_conf *conf, struct bio *bio)
 	md_write_inc(conf->mddev, bio);
 	w->conf = conf;
 	w->bio = bio;
+	km_journal_item_init(&w->jitem, km_wwrite_jentry);
 	sector_div(s0, (sector_t)g->chunk_sectors * g->k);
 	sector_div(n, (sector_t)g->chunk_sectors * g->k);
 	w->s0 = s0;
