@@ -1045,6 +1045,7 @@ int km_journal_init(struct km_conf *conf)
 {
 	struct mddev *mddev = conf->mddev;
 	struct md_rdev *rdev = km_j_find(mddev);
+	int ret;
 
 	if (!rdev && !test_bit(MD_HAS_JOURNAL, &mddev->flags))
 		return 0;
@@ -1060,7 +1061,16 @@ int km_journal_init(struct km_conf *conf)
 		       mdname(mddev));
 		return -EINVAL;
 	}
-	return km_j_start(conf, rdev, false);
+	ret = km_j_start(conf, rdev, false);
+	/*
+	 * As md raid5 does: a clean array with a journal stays "clean" in
+	 * its superblocks while it writes, since after a crash the replay
+	 * makes it consistent and no resync is needed (md has no bitmap
+	 * for an array with a journal).
+	 */
+	if (!ret && RKM_RESYNC_OFFSET(mddev) == MaxSector)
+		set_bit(MD_JOURNAL_CLEAN, &mddev->flags);
+	return ret;
 }
 
 /* Stopping, or quiesced: take a last checkpoint. */
@@ -1141,6 +1151,8 @@ int km_journal_add(struct km_conf *conf, struct md_rdev *rdev)
 	if (ret)
 		return ret;
 	set_bit(MD_HAS_JOURNAL, &mddev->flags);
+	if (RKM_RESYNC_OFFSET(mddev) == MaxSector)
+		set_bit(MD_JOURNAL_CLEAN, &mddev->flags);
 	set_mask_bits(&mddev->sb_flags, 0, BIT(MD_SB_CHANGE_DEVS));
 	pr_info("md/km:%s: journal %pg added: writes are logged again\n",
 		mdname(mddev), rdev->bdev);
@@ -1181,6 +1193,7 @@ int km_journal_drop(struct km_conf *conf)
 		if (test_bit(Journal, &rdev->flags))
 			return -EBUSY;	/* remove it first */
 	clear_bit(MD_HAS_JOURNAL, &mddev->flags);
+	clear_bit(MD_JOURNAL_CLEAN, &mddev->flags);
 	set_mask_bits(&mddev->sb_flags, 0, BIT(MD_SB_CHANGE_DEVS));
 	md_wakeup_thread(mddev->thread);
 	pr_warn("md/km:%s: journal dropped: consistency by resync, the write hole is open\n",
