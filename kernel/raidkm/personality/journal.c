@@ -44,6 +44,7 @@
 #include <linux/xxhash.h>
 #include <linux/uuid.h>
 #include "../raidkm.h"
+#include "../uapi/raidkm_md.h"
 #include "md.h"
 #include "km.h"
 
@@ -992,11 +993,10 @@ static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
 	int ret;
 
 	if (!max_pages) {
-		pr_err("md/km:%s: journal %pg is too small: %llu KiB, a km journal of %d members needs %lu KiB\n",
+		pr_err("md/km:%s: journal %pg is too small: %llu KiB, a km journal of %d members needs %d KiB\n",
 		       mdname(conf->mddev), rdev->bdev,
 		       (unsigned long long)rdev->sectors / 2, conf->geom.n,
-		       (KM_J_SUPER_SECTORS / 2) +
-		       4 * (2 * conf->geom.n + 1) * (PAGE_SIZE >> 10));
+		       RAIDKM_JOURNAL_MIN_KIB(conf->geom.n));
 		return -EINVAL;
 	}
 	j = kzalloc(sizeof(*j), GFP_KERNEL);

@@ -24,3 +24,9 @@ bench-vm: vm-image
 .PHONY: bench-reshape
 bench-reshape: vm-image
 	@KVER=$(KVER) $(TOP)/tools/bench/reshape-bench.sh
+
+# What the write journal costs: km and md raid6, with and without
+# (Documentation/admin-guide.rst, Write journal)
+.PHONY: bench-journal
+bench-journal: vm-image
+	@KVER=$(KVER) $(TOP)/tools/bench/journal-bench.sh

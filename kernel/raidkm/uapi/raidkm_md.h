@@ -39,5 +39,11 @@
 #define RAIDKM_MIN_K		2
 #define RAIDKM_MAX_MEMBERS	64
 #define RAIDKM_MIN_CHUNK_KIB	4
+/*
+ * The smallest write journal (KiB of its data area) for an array of @n
+ * members: the journal's super page, and a log four times one record of
+ * a row written to every member and every replacement.
+ */
+#define RAIDKM_JOURNAL_MIN_KIB(n)	(4 + 16 * (2 * (n) + 1))
 
 #endif /* _UAPI_RAIDKM_MD_H */

@@ -1,0 +1,97 @@
+# Guest side of tools/bench/journal-bench.sh: what the write journal
+# costs.  km 4+2 without and with a journal, md raid6 4+2 without and
+# with its journal (write-through), members and journal all brd ramdisks
+# of the same size, 64 KiB chunks, in one boot, in interleaved rounds:
+# sequential 1 MiB writes (MB/s) and 4 KiB random writes (IOPS, and
+# p50/p99 completion latency), O_DIRECT.  Prints one "BENCH" line per
+# run and "MEDIAN"/"RATIO" lines from the rounds' medians; asserts
+# nothing about speed.
+# timeout: 1800
+# mem: 2048
+. /lib/raidkm/lib.sh
+
+MIB=96
+ROUNDS=3
+SEQ_MIB=128
+RAND_S=10
+ramdisks 7 $MIB
+load_raidkm
+check modprobe crc32c_generic
+check modprobe raid456
+S=/sys/block/md0/md
+devs="/dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 /dev/ram4 /dev/ram5"
+jdev=/dev/ram6
+
+# fio's JSON read by awk: the numbers of the "write" section
+seq_mbs() {	# MiB/s of sequential 1 MiB writes
+	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=4 \
+		--name=s --rw=write --bs=1M --size=${SEQ_MIB}M \
+		--output-format=json 2>/dev/null |
+		awk '
+			/"write" :/ { w = 1 }
+			w && /"bw" :/ && !b { gsub(/[ ,]/, "", $3); b = int($3 / 1024) }
+			END { print b + 0 }'
+}
+rand_iops_lat() {	# prints "IOPS P50_US P99_US"
+	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=16 \
+		--name=r --rw=randwrite --bs=4k --size=64M --time_based \
+		--runtime=$RAND_S --output-format=json 2>/dev/null |
+		awk '
+			/"write" :/ { w = 1 }
+			w && /"iops" :/ && !i { gsub(/[ ,]/, "", $3); i = int($3) }
+			w && /"50.000000" :/ && !p50 { gsub(/[ ,]/, "", $3); p50 = int($3 / 1000) }
+			w && /"99.000000" :/ && !p99 { gsub(/[ ,]/, "", $3); p99 = int($3 / 1000) }
+			END { print i + 0, p50 + 0, p99 + 0 }'
+}
+
+# run LABEL: create the array LABEL names, measure, stop
+run() {
+	local label=$1 j=""
+	case $label in
+	*_j) j="--write-journal $jdev" ;;
+	esac
+	case $label in
+	km*)
+		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
+			--layout=m2 --raid-devices=6 --chunk=64 $j $devs ;;
+	raid6*)
+		check mdadm_km --create /dev/md0 --run --assume-clean --level=6 \
+			--raid-devices=6 --chunk=64 $j $devs ;;
+	esac
+	seq=$(seq_mbs)
+	set -- $(rand_iops_lat)
+	extra=""
+	[ -r $S/km/journal ] && extra=" $(grep -E '^(records|pages|space_waits) ' $S/km/journal | tr '\n' ' ')"
+	echo "BENCH round $round $label seq_write_MBps=$seq randwrite_iops=$1 randwrite_p50_us=$2 randwrite_p99_us=$3$extra"
+	eval "${label}_seq=\"\$${label}_seq $seq\""
+	eval "${label}_iops=\"\$${label}_iops $1\""
+	eval "${label}_p99=\"\$${label}_p99 $3\""
+	check mdadm_km --stop /dev/md0
+	wait_md_gone md0
+	check mdadm_km --zero-superblock $devs
+	mdadm_km --zero-superblock $jdev 2>/dev/null
+}
+
+median() {	# median VALUES...: the middle one (an odd count) or the lower
+	echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+labels="km km_j raid6 raid6_j"
+round=1
+while [ $round -le $ROUNDS ]; do
+	for l in $labels; do
+		run $l
+	done
+	round=$((round + 1))
+done
+
+for l in $labels; do
+	eval "s=\$${l}_seq i=\$${l}_iops p=\$${l}_p99"
+	eval "${l}_ms=$(median $s) ${l}_mi=$(median $i) ${l}_mp=$(median $p)"
+	eval "echo \"BENCH median $l seq_write_MBps=\$${l}_ms randwrite_iops=\$${l}_mi randwrite_p99_us=\$${l}_mp (of $ROUNDS)\""
+done
+echo "RATIO reference: medians of $ROUNDS interleaved rounds, ${MIB} MiB brd members and journal, 64 KiB chunks, 4+2"
+echo "RATIO seq_write km_j/km=$(ratio $km_j_ms $km_ms) raid6_j/raid6=$(ratio $raid6_j_ms $raid6_ms) km_j/raid6_j=$(ratio $km_j_ms $raid6_j_ms)"
+echo "RATIO randwrite_iops km_j/km=$(ratio $km_j_mi $km_mi) raid6_j/raid6=$(ratio $raid6_j_mi $raid6_mi) km_j/raid6_j=$(ratio $km_j_mi $raid6_j_mi)"
+echo PASS
