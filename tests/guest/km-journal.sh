@@ -1,4 +1,4 @@
-# covers: km: write journal; km: write journal replay; km: write journal failure
+# covers: km: write journal; km: write journal replay; km: write journal failure; mdadm: add-journal
 # A km 4+2 array with a write journal on a seventh virtio disk (md has
 # no bitmap for an array with a journal).  Boot 1: writes of every kind (4 KiB random rounds of
 # the stripe cache, 1 MiB full stripes of the wide path) go through the
@@ -9,8 +9,9 @@
 # runs (the superblocks stayed clean, as md raid5's with a journal do),
 # parity is consistent and what was written before the crash verifies; then the
 # journal device fails under writes (dm-error under it): writes fail with
-# EIO, reads go on and verify, and after the journal is removed and
-# consistency_policy is set to resync the array takes writes again.
+# EIO, reads go on and verify; a new journal is added (mdadm
+# --add-journal) and logs the writes; then it is failed and removed and
+# consistency_policy set to resync: the array takes writes again.
 # boots: 2
 # disks: 7 24
 # timeout: 300
@@ -119,7 +120,7 @@ fi
 fiov $A --verify_only
 fiov $B --verify_only
 
-note "remove the journal, resync policy: writes again"
+note "a new journal: remove the failed one, add another"
 mdadm_km /dev/md0 --fail /dev/mapper/jr
 n=0
 while ! mdadm_km /dev/md0 --remove /dev/mapper/jr 2>/dev/null; do
@@ -127,6 +128,29 @@ while ! mdadm_km /dev/md0 --remove /dev/mapper/jr 2>/dev/null; do
 	[ $n -lt 50 ] || fail "the failed journal cannot be removed"
 	sleep 0.2
 done
+check dmsetup remove --noudevsync jr
+check mdadm_km --zero-superblock $jdev
+check mdadm_km --readonly /dev/md0
+check mdadm_km /dev/md0 --add-journal $jdev
+[ "$(jstat state)" = active ] || fail "journal state $(jstat state) after --add-journal"
+[ "$(cat $S/array_state)" != readonly ] || check mdadm_km --readwrite /dev/md0
+r0=$(jstat records)
+fiov $B
+[ "$(jstat records)" -gt "$r0" ] || fail "writes not logged by the added journal"
+fiov $A --verify_only
+check_clean md0 "with the added journal"
+
+note "resync policy: the journal dropped, writes again"
+check mdadm_km /dev/md0 --fail $jdev
+n=0
+while ! mdadm_km /dev/md0 --remove $jdev 2>/dev/null; do
+	n=$((n + 1))
+	[ $n -lt 50 ] || fail "the failed journal cannot be removed"
+	sleep 0.2
+done
+if dd if=/dev/zero of=/dev/md0 bs=4k count=1 seek=3002 oflag=direct 2>/dev/null; then
+	fail "a write succeeded without the journal"
+fi
 echo resync >$S/consistency_policy || fail "consistency_policy resync refused"
 [ "$(cat $S/consistency_policy)" != journal ] || fail "still journal"
 [ "$(jstat state)" = none ] || fail "journal state $(jstat state) after the drop"
@@ -134,5 +158,4 @@ fiov $B
 fiov $A --verify_only
 check_clean md0 "without the journal"
 check mdadm_km --stop /dev/md0
-check dmsetup remove --noudevsync jr
 echo PASS
