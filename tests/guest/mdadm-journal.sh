@@ -57,9 +57,8 @@ untouched() {
 	true
 }
 
-# refuse NAME RC "MESSAGE" MDADM-ARGS...: mdadm exits RC with MESSAGE,
-# and nothing was written
-refuse() {
+# refused NAME RC "MESSAGE" MDADM-ARGS...: mdadm exits RC with MESSAGE
+refused() {
 	local name=$1 want_rc=$2 want=$3 out rc
 	shift 3
 	out=$(mdadm_km "$@" 2>&1)
@@ -67,7 +66,12 @@ refuse() {
 	echo "$name: rc=$rc: $out"
 	[ $rc -eq $want_rc ] || fail "$name: exit status $rc, want $want_rc"
 	echo "$out" | grep -qF -- "$want" || fail "$name: message lacks '$want'"
-	untouched "$name" $(members $N) $J $J2 $JS
+}
+
+# refuse NAME RC "MESSAGE" MDADM-ARGS...: refused, and nothing was written
+refuse() {
+	refused "$@"
+	untouched "$1" $(members $N) $J $J2 $JS
 }
 
 note "refusals at create"
@@ -142,15 +146,9 @@ running_with_journal
 note "add-journal and reshape refused while it has a journal"
 check mdadm_km --readonly /dev/md0
 refuse_md() {	# refuse_md NAME RC "MESSAGE" MDADM-ARGS...: md0 stays
-	local name=$1 want_rc=$2 want=$3 out rc
-	shift 3
-	out=$(mdadm_km "$@" 2>&1)
-	rc=$?
-	echo "$name: rc=$rc: $out"
-	[ $rc -eq $want_rc ] || fail "$name: exit status $rc, want $want_rc"
-	echo "$out" | grep -qF -- "$want" || fail "$name: message lacks '$want'"
-	zeros $J2 || fail "$name: $J2 was written"
-	zeros $JS || fail "$name: $JS was written"
+	refused "$@"
+	zeros $J2 || fail "$1: $J2 was written"
+	zeros $JS || fail "$1: $JS was written"
 }
 refuse_md second-journal 1 "/dev/md0 already has a journal ($J): md keeps one per array" \
 	/dev/md0 --add-journal $J2

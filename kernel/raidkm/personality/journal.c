@@ -1124,6 +1124,22 @@ static bool km_j_idle(struct km_journal *j)
 	return list_empty(&j->backlog) && bio_list_empty(&j->ready);
 }
 
+/* Let a failed journal go, once nothing of it is in flight. */
+static int km_j_retire(struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+	int ret;
+
+	if (!READ_ONCE(j->failed))
+		return -EBUSY;
+	spin_lock_irq(&j->lock);
+	ret = km_j_idle(j) ? 0 : -EBUSY;
+	spin_unlock_irq(&j->lock);
+	if (!ret)
+		km_journal_exit(conf);
+	return ret;
+}
+
 /*
  * mdadm --add-journal: a journal for an array whose journal failed or is
  * missing, or that had none (md allows it only without a bitmap).  md has
@@ -1138,14 +1154,9 @@ int km_journal_add(struct km_conf *conf, struct md_rdev *rdev)
 	if (conf->prev)
 		return -EBUSY;
 	if (j) {
-		if (!READ_ONCE(j->failed))
-			return -EBUSY;
-		spin_lock_irq(&j->lock);
-		ret = km_j_idle(j) ? 0 : -EBUSY;
-		spin_unlock_irq(&j->lock);
+		ret = km_j_retire(conf);
 		if (ret)
 			return ret;
-		km_journal_exit(conf);
 	}
 	ret = km_j_start(conf, rdev, true);
 	if (ret)
@@ -1163,19 +1174,12 @@ int km_journal_add(struct km_conf *conf, struct md_rdev *rdev)
 int km_journal_remove(struct km_conf *conf, struct md_rdev *rdev)
 {
 	struct km_journal *j = conf->journal;
-	int ret;
 
 	if (!j || j->rdev != rdev)
 		return 0;
-	if (!READ_ONCE(j->failed) || atomic_read(&rdev->nr_pending))
+	if (atomic_read(&rdev->nr_pending))
 		return -EBUSY;
-	spin_lock_irq(&j->lock);
-	ret = km_j_idle(j) ? 0 : -EBUSY;
-	spin_unlock_irq(&j->lock);
-	if (ret)
-		return ret;
-	km_journal_exit(conf);
-	return 0;
+	return km_j_retire(conf);
 }
 
 /*
