@@ -108,13 +108,14 @@ wait_sync() {
 	done
 }
 
-# wait_clean MD: wait (10 s at most) until md has marked /dev/MD clean
-# again after writes (safe_mode_delay after the last one)
+# wait_clean MD: wait (30 s at most: an emulated guest on a busy host
+# runs its md thread late) until md has marked /dev/MD clean again after
+# writes (safe_mode_delay after the last one)
 wait_clean() {
 	i=0
 	while [ "$(cat /sys/block/$1/md/array_state)" != clean ]; do
 		i=$((i + 1))
-		[ $i -le 100 ] || fail "$1 still $(cat /sys/block/$1/md/array_state) after 10 s (in flight: $(cat /sys/block/$1/inflight), sync_action $(cat /sys/block/$1/md/sync_action), safe_mode_delay $(cat /sys/block/$1/md/safe_mode_delay))"
+		[ $i -le 300 ] || fail "$1 still $(cat /sys/block/$1/md/array_state) after 30 s (in flight: $(cat /sys/block/$1/inflight), sync_action $(cat /sys/block/$1/md/sync_action), safe_mode_delay $(cat /sys/block/$1/md/safe_mode_delay))"
 		sleep 0.1
 	done
 }
