@@ -126,7 +126,6 @@ struct km_journal {
 	u64 next_seq;
 	u64 head;			/* linear: where the next record goes */
 	u64 tail;			/* linear: the checkpoint */
-	u64 tail_seq;
 	bool failed;
 	bool want_cp;
 	struct mutex cp_mutex;
@@ -289,7 +288,6 @@ static void km_j_checkpoint(struct km_journal *j)
 	atomic64_inc(&j->stats.checkpoints);
 	spin_lock_irq(&j->lock);
 	j->tail = tail;
-	j->tail_seq = seq;
 	list_for_each_entry_safe(rec, tmp, &j->records, node) {
 		if (rec->state == KM_JR_OPEN || rec->start >= tail)
 			break;
@@ -916,8 +914,8 @@ static int km_j_recover(struct km_journal *j)
 			sc.pages_written, sc.write_errors);
 	}
 	j->head = j->tail = sc.pos;
-	j->next_seq = j->tail_seq = sc.seq;
-	return km_j_write_super(j, j->tail, j->tail_seq);
+	j->next_seq = sc.seq;
+	return km_j_write_super(j, j->tail, j->next_seq);
 }
 
 /* The array's journal member (not Faulty), or NULL. */
@@ -1020,8 +1018,8 @@ static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
 	}
 	if (fresh) {
 		j->head = j->tail = 0;
-		j->next_seq = j->tail_seq = get_random_u64() >> 1;
-		ret = km_j_write_super(j, 0, j->tail_seq);
+		j->next_seq = get_random_u64() >> 1;
+		ret = km_j_write_super(j, 0, j->next_seq);
 	} else {
 		ret = km_j_recover(j);
 	}
