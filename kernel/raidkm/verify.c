@@ -6,7 +6,9 @@
  * compared with those copied bytes: what is checked is what is written.
  *
  *  - Spot check (verify_spot, on by default): every job, one random
- *    64-byte window of every output chunk (CHECK: of the stripe).
+ *    window of 1/64 of every output chunk, at least 64 bytes, wrapping
+ *    at the chunk's end (CHECK: of the stripe), so each byte is looked
+ *    at with the same probability however long the job.
  *  - Full check: every byte, for the first verify_fresh_jobs jobs after
  *    each ATTACH and for a verify_ppm sample of the jobs after that.
  *
@@ -27,7 +29,8 @@
 #include "rkm_job.h"
 #include "offload.h"
 
-#define RKM_SPOT_LEN	RKM_LEN_ALIGN	/* bytes per spot check window */
+#define RKM_SPOT_LEN	RKM_LEN_ALIGN	/* spot check window: its unit */
+#define RKM_SPOT_SHARE	64		/* ... and 1/RKM_SPOT_SHARE of a job */
 #define RKM_FULL_STEP	1024		/* bytes per codec call, full check */
 
 /* verify_lock: the session's count of fresh jobs and the scratch below */
@@ -240,10 +243,62 @@ static bool window_check(u8 op, struct rkm_job *job, const u8 *staged,
 	return false;
 }
 
+/*
+ * Check and take [off, off + n) in steps the scratch holds; once a step
+ * was wrong the rest gets the CPU's bytes.  Returns false when one was.
+ */
+static bool range_check(u8 op, struct rkm_job *job, const u8 *staged,
+			u64 sset, u32 off, u32 n, bool same, int *bad)
+{
+	u32 step;
+
+	for (; n; off += step, n -= step) {
+		step = min_t(u32, n, RKM_FULL_STEP);
+		if (same)
+			same = window_check(op, job, staged, sset, off, step,
+					    bad);
+		else
+			window_fill(op, job, staged, sset, off, step, true);
+	}
+	return same;
+}
+
+/* The spot window of a job of @len bytes: 1/64 of it, whole units */
+static u32 spot_len(u32 len)
+{
+	return max_t(u32, RKM_SPOT_LEN,
+		     rounddown(len / RKM_SPOT_SHARE, RKM_SPOT_LEN));
+}
+
+/*
+ * The spot check: a window of spot_len() bytes from a random unit,
+ * wrapping at the end, so that every byte of a job is covered with the
+ * same probability.  The window first, while everything else is
+ * untouched (DELTA reads the old parity there), then the rest, from the
+ * daemon or, after a wrong window, from the CPU.
+ */
+static bool spot_check(u8 op, struct rkm_job *job, const u8 *staged,
+		       u64 sset, int *bad)
+{
+	u32 len = job->len, w = spot_len(len), off, end;
+	bool same;
+
+	off = get_random_u32_below(len / RKM_SPOT_LEN) * RKM_SPOT_LEN;
+	end = min(len, off + w);
+	same = range_check(op, job, staged, sset, off, end - off, true, bad);
+	w -= end - off;		/* what wraps to the start */
+	same = range_check(op, job, staged, sset, 0, w, same, bad);
+	if (op == RAIDKM_OP_CHECK)
+		return same;
+	window_fill(op, job, staged, sset, w, off - w, !same);
+	window_fill(op, job, staged, sset, end, len - end, !same);
+	return same;
+}
+
 bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
 		       u64 sset, enum rkm_verify_scope *scope)
 {
-	u32 off = 0, len = job->len, n;
+	u32 len = job->len;
 	bool same = true;
 	int bad = 0;
 	u64 t0;
@@ -258,26 +313,10 @@ bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
 		mutex_unlock(&verify_lock);
 		return true;
 	case RKM_VERIFY_SPOT:
-		/* The window first, while everything else is untouched. */
-		off = get_random_u32_below(len / RKM_SPOT_LEN) * RKM_SPOT_LEN;
-		same = window_check(op, job, staged, sset, off, RKM_SPOT_LEN,
-				    &bad);
-		if (op != RAIDKM_OP_CHECK) {
-			window_fill(op, job, staged, sset, 0, off, !same);
-			window_fill(op, job, staged, sset, off + RKM_SPOT_LEN,
-				    len - off - RKM_SPOT_LEN, !same);
-		}
+		same = spot_check(op, job, staged, sset, &bad);
 		break;
 	default:
-		for (off = 0; off < len; off += n) {
-			n = min_t(u32, len - off, RKM_FULL_STEP);
-			if (same)
-				same = window_check(op, job, staged, sset,
-						    off, n, &bad);
-			else
-				window_fill(op, job, staged, sset, off, n,
-					    true);
-		}
+		same = range_check(op, job, staged, sset, 0, len, true, &bad);
 		break;
 	}
 	atomic64_inc(&nchecks[*scope]);

@@ -3,8 +3,8 @@
 # parameters (verify_spot=1, verify_fresh_jobs=1024, verify_ppm=10000):
 # a lying raidkmd on a km 4+2 array under fio --verify, (i) skip:1 (never
 # codes), (ii) skip:100 (skips 1 job in 100), (iii) corrupt:100 (flips one
-# byte in 1 job in 100; (iv) the same with verify_fresh_jobs=0, as after
-# the fresh window) is caught and dropped: fio sees no error,
+# byte in 1 job in 100; (iv) corrupt:10 with verify_fresh_jobs=0, as
+# after the fresh window) is caught and dropped: fio sees no error,
 # verify_mismatches rises, dmesg tells the admin to run a parity check,
 # the jobs the daemon completed before it was caught stay within the
 # bound of Documentation/offload.rst, check (after repair where wrong
@@ -102,18 +102,25 @@ lying skip:1 3 0
 lying skip:100 20 1584
 [ "$wrote" = 0 ] || fail "skip:100 wrote wrong parity"
 # (iii) one byte in one job of 100: caught for sure in the fresh window,
-# after it with p = 64/4096 + 1% per wrong job (99.9 %: 267 wrong jobs,
+# after it with p = 1/64 + 1% per wrong job (99.9 %: 267 wrong jobs,
 # each after 99 honest entries of at most 16 jobs)
 lying corrupt:100 60 $((268 * 100 * 16))
 [ "$wrote" -le $((267 * 8)) ] || fail "corrupt:100 wrote $wrote wrong sectors"
-# (iv) the same past the fresh window (as after 1024 jobs): spot check
-# and sample alone, p = 2.55 % per wrong job
+# (iv) past the fresh window (as after 1024 jobs): spot check and sample
+# alone, p = 1/64 + 1 % = 2.55 % per wrong job whatever its length, so
+# more than 540 wrong jobs before the first caught has a chance below
+# 1e-6.  One job in 10 is wrong here, so that a round brings about 36 of
+# them and the 60 rounds 2,000 (one in 100 gave 60 rounds about 220,
+# and a single 64-byte window, before it grew with the job, covered a
+# wide job's byte with less than 1/64: CI saw one run not caught).
 check sh -c "echo 0 >$P/verify_fresh_jobs"
-lying corrupt:100 60 $((268 * 100 * 16))
-[ "$inj" -le 269 ] || fail "corrupt:100 injected $inj faults before it was caught"
-[ "$wrote" -le $((267 * 8)) ] || fail "corrupt:100 wrote $wrote wrong sectors"
-check sh -c "echo 1024 >$P/verify_fresh_jobs"
+lying corrupt:10 60 $((541 * 10 * 16))
+[ "$inj" -le 541 ] || fail "corrupt:10 injected $inj faults before it was caught"
+[ "$wrote" -le $((540 * 8)) ] || fail "corrupt:10 wrote $wrote wrong sectors"
 
+# the cost past the fresh window (read at ATTACH: 0 here, so that each
+# mode's rounds measure what it does to every job after the first 1024;
+# the rounds' few hundred wide jobs would all fall in the window)
 note "cost of the default checks: honest daemon, $ROUNDS rounds interleaved"
 mis0=$(rkm_stat verify_mismatches)
 start_raidkmd
@@ -171,7 +178,7 @@ dflt=$(col 3 /tmp/cost.default)
 echo "a spot check: $spot ns, a full check (= coding the job on the CPU and comparing): $full ns"
 echo "default checks cost $((dflt * 10000 / full))/100 % of coding every job on the CPU (spot alone $((spot * 10000 / full))/100 %)"
 echo "throughput default/off: $(($(col 1 /tmp/cost.default) * 100 / $(col 1 /tmp/cost.off))) %, full/off: $(($(col 1 /tmp/cost.full) * 100 / $(col 1 /tmp/cost.off))) %"
-check sh -c "echo 1 >$P/verify_spot; echo 10000 >$P/verify_ppm"
+check sh -c "echo 1 >$P/verify_spot; echo 10000 >$P/verify_ppm; echo 1024 >$P/verify_fresh_jobs"
 [ "$(rkm_stat verify_mismatches)" = "$mis0" ] || fail "mismatches from the honest daemon"
 kill -TERM $daemon
 wait $daemon || fail "raidkmd exited $? on SIGTERM"

@@ -32,8 +32,11 @@
 #
 # "# disks: N MIB" gives the guest N virtio disks (/dev/vda...) backed by
 # files that outlive a boot; "# boots: B" runs the scenario in B boots in a
-# row over the same disks (RKM_PHASE=1..B in the guest).  Every boot but
-# the last must end with crash_guest (lib.sh), a power cut.
+# row over the same disks (RKM_PHASE=1..B, RKM_BOOTS=B in the guest);
+# "# boots-shared: S" runs S boots instead where this kernel has a share
+# of the sweeps (--share I/N with N > 1: make check's kernels each take
+# some of the repetitions).  Every boot but the last must end with
+# crash_guest (lib.sh), a power cut.
 #
 # With the bridge, the guest's RAM is a file in /dev/shm and a
 # virtio-serial port "org.raidkm.bridge" leads to a unix socket on which
@@ -50,7 +53,7 @@ image=${RKM_IMAGE:-}
 logdir=${RKM_LOGDIR:-}
 read -r -a cpio <<<"${RKM_CPIO:-cpio}"
 kver=${KVER:-$(ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
-one_boot=0 show=0 accel=tcg mem="" smp=2 bridge_opt="" share=${RKM_SHARE:-0/1}
+one_boot=0 show=0 accel=tcg mem="" smp=2 nboots=1 bridge_opt="" share=${RKM_SHARE:-0/1}
 boot_limit=${RKM_BOOT_LIMIT:-120}
 read -r -a qemu <<<"${RKM_QEMU:-qemu-system-x86_64}"
 host_raidkmd=${RKM_HOST_RAIDKMD:-$top/build/bin/raidkmd}
@@ -224,7 +227,7 @@ boot() {
 	local cmd=("${qemu[@]}" "${acc[@]}" -smp "$smp" -m "$m"
 		-display none -no-reboot -monitor none -serial stdio -nic none
 		-kernel "$kernel" -initrd "$work/initrd" "${boot_args[@]}" "${br[@]}"
-		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase rkm.share=$share${bb:+ rkm.bridge=$bb}")
+		-append "console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init loglevel=7 mitigations=off tsc=reliable rkm.phase=$boot_phase rkm.boots=$nboots rkm.share=$share${bb:+ rkm.bridge=$bb}")
 	if [ -n "$bb" ]; then
 		bridge_run "$bdir" "$log" "$total" "${cmd[@]}"
 		rm -rf "$bdir"
@@ -311,6 +314,9 @@ boot_once() {
 run_one() {
 	local s=$1 n=$2 log=$3 boots disks mib dir i p ok=0
 	boots=$(header boots "$s"); boots=${boots:-1}
+	[ "${share#*/}" -gt 1 ] && [ -n "$(header boots-shared "$s")" ] &&
+		boots=$(header boots-shared "$s")
+	nboots=$boots
 	disks=$(sed -n 's/^# disks: *\([0-9]*\) *\([0-9]*\).*/\1/p' "$s" | head -n 1)
 	mib=$(sed -n 's/^# disks: *\([0-9]*\) *\([0-9]*\).*/\2/p' "$s" | head -n 1)
 	boot_args=()
@@ -343,7 +349,7 @@ run_one() {
 		fi
 	done
 	[ -n "$dir" ] && rm -rf "$dir"
-	boot_phase=1 boot_args=()
+	boot_phase=1 boot_args=() nboots=1
 	return $ok
 }
 
