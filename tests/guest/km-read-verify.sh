@@ -4,7 +4,9 @@
 # bad data (fio's crc32c verify fails: the problem is real); detect fails
 # the reads of the corrupted rows with EIO and never returns bad data;
 # correct returns good data, says which chunk it rebuilt and writes it
-# back (a later check finds mismatch_cnt 0).  A parity chunk too; then
+# back (a later check finds mismatch_cnt 0).  A parity chunk too; two
+# bad chunks in one row: correct fails those reads with EIO, corrects
+# nothing and says no single chunk explains it; then
 # with members failed: m=3 corrects with one lost (each suspect tried),
 # is detect-only with two and verifies nothing with three, saying so in
 # the kernel log and read_verify_state; m=1 detects only.  The arrays of
@@ -124,6 +126,22 @@ case_m2() {
 	dmesg | grep -q "corrected parity chunk 1 on member 4 at member sector 0" ||
 		fail "parity chunk on ram4 not corrected"
 	mode off
+	check_clean
+	note "two bad chunks in one row (data 2 on ram2, data 3 on ram3): EIO"
+	plant 2 19
+	plant 3 19
+	mode correct
+	f=$(cat $K/read_verify_failed) c=$(cat $K/read_verify_corrected)
+	read4k 34 && fail "correct returned a row with two bad chunks"
+	grep -q "Input/output error" /tmp/dd.err || fail "not EIO: $(cat /tmp/dd.err)"
+	read4k 50 && fail "correct returned the other bad chunk's row"
+	[ "$(cat $K/read_verify_failed)" -ge $((f + 2)) ] || fail "read_verify_failed did not count both"
+	[ "$(cat $K/read_verify_corrected)" = "$c" ] || fail "a chunk was 'corrected' from two bad ones"
+	dmesg | grep -q "no single chunk explains it" || fail "two bad chunks: not logged"
+	read4k 0 || fail "a clean row failed next to the bad one"
+	# the data rewritten, then the array is clean again
+	mode off
+	fiov $A
 	check_clean
 	cat $K/read_verify_reads $K/read_verify_unverified >/dev/null
 	stop

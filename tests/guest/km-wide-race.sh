@@ -1,4 +1,4 @@
-# covers: km: wide degraded reads; km: coherence of wide reads with writers; km: rebuild
+# covers: km: wide degraded reads; km: coherence of wide reads with writers; km: rebuild; km: verified reads (read_verify)
 # Wide reads against writers in the same chunk stripes (write_gen.c's
 # rule).  km 4+2, 64 KiB chunks, member 0 failed.  A reader reads the
 # lost data chunk of every chunk stripe (a wide read: 16 rows, decoded),
@@ -11,7 +11,11 @@
 # path (write_race counted), the odd stripes' reads (no writer) must go
 # wide, and every read must return the lost chunk's data, which nobody
 # wrote.  At the end the whole array matches the image the
-# writer kept, and check finds no mismatch after a rebuild.
+# writer kept, and check finds no mismatch after a rebuild.  Then the
+# same race for verified reads (read_verify=correct, array whole): the
+# hook holds them too, their member reads are done again
+# (read_verify_retried), no write is judged a mismatch or corrected, no
+# read fails, every read returns the chunk's data.
 # timeout: 600
 . /lib/raidkm/lib.sh
 rmmod brd 2>/dev/null
@@ -106,6 +110,53 @@ wait_sync md0
 [ "$(cat $S/mismatch_cnt)" = 0 ] || fail "mismatch_cnt $(cat $S/mismatch_cnt)"
 got=$(dd if=/dev/md0 bs=1M iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)
 [ "$got" = "$want" ] || fail "array differs from the image after the rebuild"
+
+# Verified reads (read_verify=correct, the array whole again) against the
+# same writer: each read of member 0's data chunk reads its chunk stripe
+# on every member and checks it against parity; the hook holds it 100 ms
+# before its coherence check, so writes land in the window: the member
+# reads must be done again (read_verify_retried), never judged a
+# mismatch, and every read must return the chunk's data.
+note "verified reads against a writer in the same chunk stripes"
+echo correct > $S/km/read_verify
+V=$S/km/read_verify
+v0=$(cat ${V}_reads) mm0=$(cat ${V}_mismatches) f0=$(cat ${V}_failed)
+rt0=$(cat ${V}_retried) c0=$(cat ${V}_corrected)
+echo 100 > $P/wide_race_delay_ms
+rm -f /tmp/stop
+writer &
+wpid=$!
+s=0
+while [ $s -lt $stripes ]; do
+	d=$(lost_chunk $s)
+	if [ $d -ge 0 ]; then
+		echo $s > /tmp/cur.new && mv /tmp/cur.new /tmp/cur
+		i=$((s * K + d))
+		got=$(chunk_sum /dev/md0 $i direct)
+		want=$(chunk_sum /tmp/img $i)
+		[ "$got" = "$want" ] || { touch /tmp/stop; fail "stripe $s: verified read of chunk $d wrong during writes"; }
+	fi
+	s=$((s + 1))
+done
+touch /tmp/stop
+wait $wpid || fail "writer failed"
+echo 0 > $P/wide_race_delay_ms
+for c in reads mismatches corrected failed unverified raced retried; do
+	echo "read_verify_$c $(cat ${V}_$c)"
+done
+[ "$(cat ${V}_reads)" -gt "$v0" ] || fail "no read was verified"
+[ "$(cat ${V}_retried)" -gt "$rt0" ] || fail "no verified read met a write in its window: the race was not forced"
+[ "$(cat ${V}_mismatches)" = "$mm0" ] || fail "a concurrent write was judged a mismatch"
+[ "$(cat ${V}_corrected)" = "$c0" ] || fail "a concurrent write was 'corrected'"
+[ "$(cat ${V}_failed)" = "$f0" ] || fail "a verified read failed during writes"
+echo off > $S/km/read_verify
+want=$(md5sum < /tmp/img | cut -d' ' -f1)
+got=$(dd if=/dev/md0 bs=1M iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)
+[ "$got" = "$want" ] || fail "array differs from the image after the verified reads"
+echo check > $S/sync_action
+sleep 1
+wait_sync md0
+[ "$(cat $S/mismatch_cnt)" = 0 ] || fail "mismatch_cnt $(cat $S/mismatch_cnt) after the verified reads"
 check mdadm_km --stop /dev/md0
 rmmod brd
 echo PASS

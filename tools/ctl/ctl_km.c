@@ -17,7 +17,7 @@ static const char *const single[] = {
 	"wide_sync_member_bios", "wide_sync_member_bytes", "wide_sync_jobs",
 	"wide_sync_whole", "wide_sync_max_rows", "read_verify_reads",
 	"read_verify_mismatches", "read_verify_corrected", "read_verify_failed",
-	"read_verify_unverified", "read_verify_raced",
+	"read_verify_unverified", "read_verify_raced", "read_verify_retried",
 };
 
 static const char *const lists[] = {

@@ -269,6 +269,7 @@ struct km_verify_stats {
 	atomic64_t failed;		/* reads failed on a mismatch */
 	atomic64_t unverified;		/* reads served by rows instead */
 	atomic64_t raced;		/* of them, writes kept meeting */
+	atomic64_t retried;		/* member reads done again: a write met */
 };
 
 /* The write journal (journal.c) */
@@ -470,6 +471,7 @@ int km_wide_init(struct km_conf *conf);
 void km_wide_exit(struct km_conf *conf);
 sector_t km_wide_sectors(struct km_conf *conf, sector_t sector, sector_t nr);
 void km_wide_read(struct km_conf *conf, struct bio *bio);
+void km_wide_race_window(void);
 void km_wide_start_waiting(struct work_struct *work);
 km_mask_t km_wide_lost(struct km_conf *conf, const struct km_span *s,
 		       sector_t msector, int sectors, bool *bad);

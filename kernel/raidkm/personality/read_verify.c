@@ -318,6 +318,7 @@ static int km_verify_read_members(struct km_verify *v)
 	km_verify_submit_reads(v);
 	if (READ_ONCE(v->read_failed))
 		return -EIO;
+	km_wide_race_window();
 	return km_gen_read_valid(conf, stripe, v->gen) ? 0 : -EAGAIN;
 }
 
@@ -329,8 +330,10 @@ static bool km_verify_fetch(struct km_verify *v)
 	if (!km_verify_buffers(v))
 		return false;
 	for (try = 0; try < KM_VERIFY_TRIES && r == -EAGAIN; try++) {
-		if (try)
+		if (try) {
+			atomic64_inc(&v->conf->verify_stats.retried);
 			usleep_range(100, 1000);
+		}
 		r = km_verify_read_members(v);
 	}
 	if (r == -EAGAIN)

@@ -219,6 +219,7 @@ KM_RO_ATTR(read_verify_failed, atomic64_read(&conf->verify_stats.failed));
 KM_RO_ATTR(read_verify_unverified,
 	   atomic64_read(&conf->verify_stats.unverified));
 KM_RO_ATTR(read_verify_raced, atomic64_read(&conf->verify_stats.raced));
+KM_RO_ATTR(read_verify_retried, atomic64_read(&conf->verify_stats.retried));
 
 /* A text file of the array's conf, shown by @show, if it runs km. */
 static ssize_t km_show_text(struct mddev *mddev, char *page,
@@ -366,6 +367,7 @@ static struct attribute *km_attrs[] = {
 	&km_attr_read_verify_failed.attr,
 	&km_attr_read_verify_unverified.attr,
 	&km_attr_read_verify_raced.attr,
+	&km_attr_read_verify_retried.attr,
 	&km_attr_placement.attr,
 	&km_attr_journal.attr,
 	NULL,

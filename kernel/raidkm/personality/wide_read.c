@@ -33,14 +33,23 @@
 #include "../offload.h"
 
 /*
- * Test hook: hold every wide read this long between its member reads and
- * the write-generation check, so that a test's concurrent writes land in
- * the window (tests/guest/km-wide-race.sh).
+ * Test hook: hold every wide or verified read this long between its
+ * member reads and the write-generation check, so that a test's
+ * concurrent writes land in the window (tests/guest/km-wide-race.sh).
  */
 static unsigned int wide_race_delay_ms;
 module_param(wide_race_delay_ms, uint, 0644);
 MODULE_PARM_DESC(wide_race_delay_ms,
-		 "km: test hook, ms a wide read waits before its coherence check (0)");
+		 "km: test hook, ms a wide or verified read waits before its coherence check (0)");
+
+/* The test hook's window (process context). */
+void km_wide_race_window(void)
+{
+	unsigned int ms = READ_ONCE(wide_race_delay_ms);
+
+	if (ms)
+		msleep(min(ms, 1000u));
+}
 
 struct km_wide {
 	struct km_conf *conf;
@@ -238,8 +247,7 @@ static void km_wide_decode(struct work_struct *work)
 		km_wide_fallback(w, KM_WF_READ_ERROR);
 		return;
 	}
-	if (READ_ONCE(wide_race_delay_ms))
-		msleep(min(READ_ONCE(wide_race_delay_ms), 1000u));
+	km_wide_race_window();
 	if (!km_gen_read_valid(conf, w->span.stripe, w->gen)) {
 		km_wide_fallback(w, KM_WF_RACE);
 		return;
