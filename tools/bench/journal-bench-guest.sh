@@ -3,9 +3,15 @@
 # with its journal (write-through), members and journal all brd ramdisks
 # of the same size, 64 KiB chunks, in one boot, in interleaved rounds:
 # sequential 1 MiB writes (MB/s) and 4 KiB random writes (IOPS, and
-# p50/p99 completion latency), O_DIRECT.  Prints one "BENCH" line per
-# run and "MEDIAN"/"RATIO" lines from the rounds' medians; asserts
-# nothing about speed.
+# p50/p99 completion latency), O_DIRECT.  Then the same on disk-like
+# members with the journal on a faster device, as the admin guide
+# recommends (an SSD in front of disks): every member write delayed
+# SLOW_MS by dm-delay, the journal a plain ramdisk (labels d...).  On
+# ramdisks the guest's emulated copies bound every array, and a journal
+# copies each byte again; on disk-like members the members are the
+# bound, as on real disks.  Prints one "BENCH" line per run and
+# "MEDIAN"/"RATIO" lines from the rounds' medians; asserts nothing about
+# speed.
 # timeout: 1800
 # mem: 2048
 . /lib/raidkm/lib.sh
@@ -14,12 +20,16 @@ MIB=96
 ROUNDS=3
 SEQ_MIB=128
 RAND_S=10
+SLOW_MS=200	# disk-like pass: ms of dm-delay per member write (0: none);
+		# 4 x 1 MiB in flight then allow 20 MB/s, below the guest's own
+		# copies (35-90 MB/s on ramdisks), so the members bound it
 ramdisks 7 $MIB
 load_raidkm
 check modprobe crc32c_generic
 check modprobe raid456
 S=/sys/block/md0/md
-devs="/dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 /dev/ram4 /dev/ram5"
+ramdevs="/dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 /dev/ram4 /dev/ram5"
+devs=$ramdevs
 jdev=/dev/ram6
 
 # fio's JSON read by awk: the numbers of the "write" section
@@ -51,10 +61,10 @@ run() {
 	*_j) j="--write-journal $jdev" ;;
 	esac
 	case $label in
-	km*)
+	*km*)
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
 			--layout=m2 --raid-devices=6 --chunk=64 $j $devs ;;
-	raid6*)
+	*raid6*)
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=6 \
 			--raid-devices=6 --chunk=64 $j $devs ;;
 	esac
@@ -77,21 +87,49 @@ median() {	# median VALUES...: the middle one (an odd count) or the lower
 }
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
-labels="km km_j raid6 raid6_j"
-round=1
-while [ $round -le $ROUNDS ]; do
-	for l in $labels; do
-		run $l
+# rounds LABELS...: $ROUNDS interleaved rounds of the labels' runs
+rounds() {
+	round=1
+	while [ $round -le $ROUNDS ]; do
+		for l in "$@"; do
+			run $l
+		done
+		round=$((round + 1))
 	done
-	round=$((round + 1))
-done
+}
 
-for l in $labels; do
-	eval "s=\$${l}_seq i=\$${l}_iops p=\$${l}_p99"
-	eval "${l}_ms=$(median $s) ${l}_mi=$(median $i) ${l}_mp=$(median $p)"
-	eval "echo \"BENCH median $l seq_write_MBps=\$${l}_ms randwrite_iops=\$${l}_mi randwrite_p99_us=\$${l}_mp (of $ROUNDS)\""
-done
+# report A B C D: medians of the labels (A without, B with a journal, C
+# raid6 without, D raid6 with) and their ratios
+report() {
+	for l in "$@"; do
+		eval "s=\$${l}_seq i=\$${l}_iops p=\$${l}_p99"
+		eval "${l}_ms=$(median $s) ${l}_mi=$(median $i) ${l}_mp=$(median $p)"
+		eval "echo \"BENCH median $l seq_write_MBps=\$${l}_ms randwrite_iops=\$${l}_mi randwrite_p99_us=\$${l}_mp (of $ROUNDS)\""
+	done
+	eval "a=\$${1}_ms b=\$${2}_ms c=\$${3}_ms d=\$${4}_ms"
+	echo "RATIO seq_write $2/$1=$(ratio $b $a) $4/$3=$(ratio $d $c) $2/$4=$(ratio $b $d)"
+	eval "a=\$${1}_mi b=\$${2}_mi c=\$${3}_mi d=\$${4}_mi"
+	echo "RATIO randwrite_iops $2/$1=$(ratio $b $a) $4/$3=$(ratio $d $c) $2/$4=$(ratio $b $d)"
+}
+
+rounds km km_j raid6 raid6_j
 echo "RATIO reference: medians of $ROUNDS interleaved rounds, ${MIB} MiB brd members and journal, 64 KiB chunks, 4+2"
-echo "RATIO seq_write km_j/km=$(ratio $km_j_ms $km_ms) raid6_j/raid6=$(ratio $raid6_j_ms $raid6_ms) km_j/raid6_j=$(ratio $km_j_ms $raid6_j_ms)"
-echo "RATIO randwrite_iops km_j/km=$(ratio $km_j_mi $km_mi) raid6_j/raid6=$(ratio $raid6_j_mi $raid6_mi) km_j/raid6_j=$(ratio $km_j_mi $raid6_j_mi)"
+report km km_j raid6 raid6_j
+
+if [ "$SLOW_MS" -gt 0 ]; then
+	note "disk-like members: dm-delay $SLOW_MS ms per member write; the journal a ramdisk"
+	check modprobe dm-delay
+	devs=""
+	for d in $ramdevs; do
+		n=${d#/dev/ram}
+		echo "0 $(blockdev --getsz $d) delay $d 0 0 $d 0 $SLOW_MS" |
+			dmsetup create --noudevsync slow$n || fail "dm-delay over $d"
+		dmsetup mknodes slow$n
+		devs="$devs /dev/mapper/slow$n"
+	done
+	rounds dkm dkm_j draid6 draid6_j
+	echo "RATIO reference: medians of $ROUNDS interleaved rounds, members ${MIB} MiB brd behind dm-delay ($SLOW_MS ms a write), journal a ${MIB} MiB brd, 64 KiB chunks, 4+2"
+	report dkm dkm_j draid6 draid6_j
+	for d in $ramdevs; do dmsetup remove --noudevsync slow${d#/dev/ram}; done
+fi
 echo PASS
