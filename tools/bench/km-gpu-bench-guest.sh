@@ -344,17 +344,17 @@ vr_start() {
 	place_snap /tmp/place.v
 }
 vr_check() {
-	r=$(($(kmstat read_verify_reads) - vr_reads))
-	mis=$(($(kmstat read_verify_mismatches) - vr_mis))
-	fl=$(($(kmstat read_verify_failed) - vr_fail))
-	unv=$(($(kmstat read_verify_unverified) - vr_unv))
-	chk=$(place_daemon /tmp/place.v check)
-	echo "CHECK $(name $1) verified reads: read_verify_reads +$r ($2), mismatches +$mis, failed +$fl, unverified +$unv; check jobs cpu/daemon $(place_split /tmp/place.v check | sed 's/^check //')"
-	[ $r -gt 0 ] || fail "$(name $1): read_verify_reads did not rise: no read verified"
-	[ $((mis + fl)) = 0 ] || fail "$(name $1): $mis verified reads found a mismatch, $fl failed"
-	[ $((unv * 10)) -le $((r + unv)) ] || fail "$(name $1): $unv of $((r + unv)) reads served unverified"
+	vr_r=$(($(kmstat read_verify_reads) - vr_reads))
+	vr_m=$(($(kmstat read_verify_mismatches) - vr_mis))
+	vr_f=$(($(kmstat read_verify_failed) - vr_fail))
+	vr_u=$(($(kmstat read_verify_unverified) - vr_unv))
+	vr_d=$(place_daemon /tmp/place.v check)
+	echo "CHECK $(name $1) verified reads: read_verify_reads +$vr_r ($2), mismatches +$vr_m, failed +$vr_f, unverified +$vr_u; check jobs cpu/daemon $(place_split /tmp/place.v check | sed 's/^check //')"
+	[ $vr_r -gt 0 ] || fail "$(name $1): read_verify_reads did not rise: no read verified"
+	[ $((vr_m + vr_f)) = 0 ] || fail "$(name $1): $vr_m verified reads found a mismatch, $vr_f failed"
+	[ $((vr_u * 10)) -le $((vr_r + vr_u)) ] || fail "$(name $1): $vr_u of $((vr_r + vr_u)) reads served unverified"
 	case $1 in
-	*s) [ "${chk:-0}" -gt 0 ] || fail "$(name $1): no check job went to the daemon" ;;
+	*s) [ "${vr_d:-0}" -gt 0 ] || fail "$(name $1): no check job went to the daemon" ;;
 	esac
 }
 
