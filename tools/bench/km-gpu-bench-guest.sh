@@ -29,7 +29,8 @@
 ROUNDS=3
 MIB=64
 SEQ=$((MIB * 3))	# MiB per sequential run: 3/4 of a 4+2 array
-RW_IOS=4000		# 4 KiB random writes and reads, depth 16 ...
+RW_IOS=4000		# 4 KiB random writes, depth 16 ...
+RR_IOS=2000		# 4 KiB random reads (unverified, verified), depth 16 ...
 LAT_IOS=2000		# 4 KiB writes at depth 1 (latency) ...
 IOS_S=5			# ... or this many seconds, whichever comes first
 VR_S=10			# a verified sequential read: at most this many seconds
@@ -73,9 +74,9 @@ elif [ "$RKM_BRIDGE" = cpu ]; then
 fi
 echo "INFO guest kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
 	"bridge backend ${RKM_BRIDGE:-none}; ramdisks 11 x $MIB MiB, chunk 64K," \
-	"sequential runs $SEQ MiB (verified: at most $VR_S s), randwrite and randread" \
-	"$RW_IOS x 4 KiB (depth 16), latency $LAT_IOS x 4 KiB (depth 1), each at most" \
-	"$IOS_S s, $ROUNDS rounds; read_verify $(cat $P/km_read_verify) (verified runs: correct);" \
+	"sequential runs $SEQ MiB (verified: at most $VR_S s), randwrite $RW_IOS x 4 KiB" \
+	"(depth 16), randread $RR_IOS x 4 KiB (depth 16), latency $LAT_IOS x 4 KiB (depth 1)," \
+	"each at most $IOS_S s, $ROUNDS rounds; read_verify $(cat $P/km_read_verify) (verified runs: correct);" \
 	"deadline_ms $(cat $P/deadline_ms), verify_spot $(cat $P/verify_spot 2>/dev/null)," \
 	"verify_fresh_jobs $(cat $P/verify_fresh_jobs 2>/dev/null), verify_ppm $(cat $P/verify_ppm)," \
 	"arena_mb $(cat $P/arena_mb), stage_mb $(cat $P/stage_mb)"
@@ -409,11 +410,11 @@ run_one() {	# run_one ID: one configuration, one round
 		read_verify $vr_mode0
 		vr_seq=$(($(kmstat read_verify_reads) - vr_reads))
 	fi
-	fio_run rr --rw=randread --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RW_IOS --runtime=$IOS_S
+	fio_run rr --rw=randread --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RR_IOS --runtime=$IOS_S
 	rr=$f_iops crr=$f_cpu
 	if verified $id; then
 		read_verify correct
-		fio_run rvr --rw=randread --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RW_IOS --runtime=$IOS_S
+		fio_run rvr --rw=randread --bs=4k --iodepth=16 --size=${SEQ}M --number_ios=$RR_IOS --runtime=$IOS_S
 		rvr=$f_iops crvr=$f_cpu
 		read_verify $vr_mode0
 		vr_check $id "1 MiB sequential $vr_seq, 4 KiB random $(($(kmstat read_verify_reads) - vr_reads - vr_seq))"
@@ -442,13 +443,14 @@ run_one() {	# run_one ID: one configuration, one round
 	check mdadm_km --stop /dev/md0
 	counters_check $id
 	case $id in *s|*n|*a) cost_line $id ;; esac
-	line=""
+	line="" nm=$(name $id)
 	for v in $(metrics $id); do
 		eval "val=\$$v"
-		line="$line $(key $v)=$val"
-		eval "${id}_all_$v=\"\${${id}_all_$v} \$val\""
+		kv=$(key $v)
+		line="$line $kv=$val"
+		echo "$id $v $nm $kv $val" >>/tmp/bench.vals
 	done
-	echo "BENCH round $round $(name $id)$line"
+	echo "BENCH round $round $nm$line"
 }
 
 # warm-up, untimed: every km configuration encodes, updates, checks
@@ -475,6 +477,7 @@ for id in k42s k83s k42c k83c; do
 done
 
 start=$(cut -d' ' -f1 /proc/uptime)
+rm -f /tmp/bench.vals	# "ID METRIC NAME KEY VALUE" of every run
 round=1
 while [ $round -le $ROUNDS ]; do
 	order=$CONFIGS
@@ -495,13 +498,24 @@ stats() {
 		END { med = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
 		      printf "%g [%g, %g]\n", med, a[1], a[NR] }'
 }
-for id in $CONFIGS; do
-	for v in $(metrics $id); do
-		eval "s=\$(stats \$${id}_all_$v)"
-		eval "${id}_med_$v=${s%% *}"
-		echo "MEDIAN $(name $id) $(key $v) $s"
-	done
-done
+# the MEDIAN lines of every configuration and metric in one awk (forks
+# are slow in the emulated guest), in the order of the first round;
+# ID_med_METRIC for the RATIO lines
+awk '{ k = $1 " " $2 " " $3 " " $4; if (!(k in n)) ord[++no] = k; x[k, ++n[k]] = $5 }
+	END { for (i = 1; i <= no; i++) {
+		k = ord[i]; c = n[k]
+		for (a = 1; a <= c; a++) s[a] = x[k, a] + 0
+		for (a = 2; a <= c; a++) {
+			t = s[a]
+			for (b = a - 1; b >= 1 && s[b] > t; b--) s[b + 1] = s[b]
+			s[b + 1] = t
+		}
+		med = (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+		split(k, f, " ")
+		printf "%s_med_%s=%g\n", f[1], f[2], med >"/tmp/bench.med"
+		printf "MEDIAN %s %s %g [%g, %g]\n", f[3], f[4], med, s[1], s[c]
+	} }' /tmp/bench.vals
+. /tmp/bench.med
 
 # ratio A B: A / B
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
