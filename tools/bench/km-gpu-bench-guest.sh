@@ -713,7 +713,7 @@ for id in k42s k83s k42c k83c; do
 		fiov --name=v4 --rw=randwrite --bs=4k --offset=${VERIFY_MIB}M --size=4M --do_verify=1
 		read_verify $vr_mode0
 		vr_check $id "fio --verify_only, 1 MiB and 4 KiB"
-		vtext=" (also read verified)"
+		vtext=", read back verified too"
 		;;
 	esac
 	check mdadm_km /dev/md0 --fail $(members $m 1)
