@@ -1,9 +1,15 @@
 #!/bin/bash
 # make bench-gpu-guest: md raid6 4+2 against km 4+2 and 8+3 in one QEMU
-# TCG guest, km coded by the guest's in-kernel codec and served by
-# raidkmd on this host through the guest-RAM bridge, same boot, same
-# ramdisks (tools/bench/km-gpu-bench-guest.sh).  Prints a header and the
-# guest's BENCH/MEDIAN/RATIO lines (and its CHECK/VERIFY lines).
+# TCG guest, km coded by the guest's in-kernel codec, served by raidkmd
+# on this host through the guest-RAM bridge (placement=daemon), and with
+# the daemon attached but the array's placement auto (issue #30), same
+# boot, same ramdisks (tools/bench/km-gpu-bench-guest.sh).  Besides
+# writes, reads, rebuild and degraded reads it measures verified reads
+# (km/read_verify correct, issue #29): 1 MiB sequential and 4 KiB random
+# beside the same array's unverified ones, and sequential on disk-like
+# (dm-delay) members.  Prints a header and the guest's
+# BENCH/MEDIAN/RATIO lines (and its CHECK/COST/DATAPATH/MEMBER/VERIFY
+# lines).
 #
 # usage: bench-gpu-guest.sh [--gpu] [--save DIR]
 #   --gpu       on the GPU host: QEMU, kernel, image and raidkmd from the
@@ -13,7 +19,7 @@
 #               the console log and the host raidkmd's log beside it
 # Environment: BENCH_ROUNDS (default 3; medians of the rounds),
 # BENCH_MIB (ramdisk size, default 64), BENCH_SLOW_MS (the disk-like
-# pass's dm-delay per member I/O, default 4; 0 skips it), BENCH_MAX_CPU
+# pass's dm-delay per member read, default 20; 0 skips it), BENCH_MAX_CPU
 # (the share of a served configuration's jobs it may code in the guest,
 # default 0.05), BENCH_DEADLINE_MS (the guest's
 # deadline_ms; default 1000 with the cpu backend, the module's default
@@ -28,7 +34,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--gpu) gpu=1 ;;
 	--save) save=$2; shift ;;
-	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) echo "bench-gpu-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -40,7 +46,7 @@ mkdir -p "$logdir"
 # the guest has no environment of ours: settings go into its copy
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
-    -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-4}/" \
+    -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-20}/" \
     -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
     -e "s/^MAX_CPU=[0-9.]*/MAX_CPU=${BENCH_MAX_CPU:-0.05}/" \
 	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
@@ -62,7 +68,7 @@ out=$( {
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
-	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
 	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"

@@ -64,9 +64,10 @@ bench-codec: $(BENCH_CODEC) $(BENCH_CODEC_REFS)
 	$(BENCH_CODEC) $(BENCH_ARGS) $(BENCH_CODEC_SKIP)
 
 # "make bench-gpu-guest": md raid6 4+2 against km 4+2 and 8+3 in one QEMU
-# guest, km coded by the in-kernel codec and served by raidkmd on this
-# machine through the guest-RAM bridge (RKM_BRIDGE_BACKEND, default cpu);
-# medians of interleaved rounds (BENCH_ROUNDS, BENCH_MIB); see
+# guest, km coded by the in-kernel codec, served by raidkmd on this
+# machine through the guest-RAM bridge (RKM_BRIDGE_BACKEND, default cpu)
+# and placed per job (placement auto), verified reads included; medians
+# of interleaved rounds (BENCH_ROUNDS, BENCH_MIB); see
 # Documentation/testing.rst.  The GPU run is, on the GPU host, with the
 # bundle of "make gpu-guest" (raidkmd --backend=cuda):
 #   tools/bench/bench-gpu-guest.sh --gpu --save DIR
