@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rkm-place-bench: a mixed stream of coding jobs under placement cpu,
+ * daemon and auto, with the kernel's decision (kernel/raidkm/place.c)
+ * fed real measurements: the CPU codec on the submitter threads, raidkmd's
+ * core and a backend over the loopback ring (place_bench.h).
+ *
+ * usage: rkm-place-bench [--backend=cuda|cpu] [--rounds=N] [--jobs=N]
+ *                        [--threads=N] [--daemon-threads=N]
+ *                        [--check-every=N] [--seed=N] [--short]
+ *
+ * The stream is the same in every mode: --jobs jobs of the classes of
+ * place_job.c in fixed proportions, in a fixed shuffled order, taken in
+ * turn by --threads submitter threads (lanes), each waiting for its job
+ * as a caller does.  Rounds run every mode, in an order that turns each
+ * round.  The decision's estimates live on across modes and rounds, as
+ * in the kernel; a warm-up with every job on the daemon (the GPU's
+ * kernels built) comes first, and what it measured of the daemon is
+ * forgotten (a new daemon).  Exits 1 when any output was wrong, 2 on a
+ * bad option or set-up; nothing about speed is asserted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/place_bench.h"
+#include "rkmd_log.h"
+
+#define PB_MAX_LANES	64
+
+struct pb_opts {
+	const char *backend;
+	int rounds, threads, dthreads, check_every;
+	uint32_t jobs;
+	uint64_t seed;
+};
+
+struct pb_bench {
+	struct pb_opts o;
+	struct pb_feed feed;
+	struct pb_ring *ring;
+	struct pb_lane *lane[PB_MAX_LANES];
+	uint8_t *stream;
+	uint32_t njobs;
+	uint32_t next;			/* the stream's next job */
+};
+
+struct pb_worker {
+	struct pb_bench *b;
+	struct pb_lane *lane;
+	uint64_t bytes[PB_NCLASSES];
+	pthread_t th;
+};
+
+static void pb_usage(void)
+{
+	fprintf(stderr, "usage: rkm-place-bench [--backend=cuda|cpu] [--rounds=N] [--jobs=N] [--threads=N]\n"
+		"                       [--daemon-threads=N] [--check-every=N] [--seed=N] [--short]\n");
+}
+
+static int pb_opt_num(const char *arg, const char *name, long *v)
+{
+	size_t n = strlen(name);
+	char *end;
+
+	if (strncmp(arg, name, n))
+		return 0;
+	*v = strtol(arg + n, &end, 0);
+	return *end ? -1 : 1;
+}
+
+static int pb_parse(struct pb_opts *o, int argc, char **argv)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), v;
+	int a, r;
+
+	o->backend = rkmd_find_backend("cuda") ? "cuda" : "cpu";
+	o->rounds = 5;
+	o->threads = ncpu < 2 ? 2 : ncpu > 16 ? 16 : ncpu;
+	o->dthreads = -1;
+	o->check_every = 16;
+	o->jobs = 4096;
+	o->seed = 0x9ace;
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--short")) {
+			o->rounds = 2;
+			o->jobs = 192;
+			o->threads = 2;
+			o->check_every = 1;
+			continue;
+		}
+		if (!strncmp(argv[a], "--backend=", 10)) {
+			o->backend = argv[a] + 10;
+			continue;
+		}
+		if ((r = pb_opt_num(argv[a], "--rounds=", &v)))
+			o->rounds = r > 0 && v > 0 && v <= 100 ? v : -1;
+		else if ((r = pb_opt_num(argv[a], "--jobs=", &v)))
+			o->jobs = r > 0 && v >= 64 && v <= 1 << 24 ? v : 0;
+		else if ((r = pb_opt_num(argv[a], "--threads=", &v)))
+			o->threads = r > 0 && v > 0 && v <= PB_MAX_LANES ? v : -1;
+		else if ((r = pb_opt_num(argv[a], "--daemon-threads=", &v)))
+			o->dthreads = r > 0 && v >= 0 ? v : -2;
+		else if ((r = pb_opt_num(argv[a], "--check-every=", &v)))
+			o->check_every = r > 0 && v > 0 ? v : -1;
+		else if ((r = pb_opt_num(argv[a], "--seed=", &v)))
+			o->seed = r > 0 ? (uint64_t)v : 0;
+		else
+			return -1;
+	}
+	if (o->rounds < 1 || !o->jobs || o->threads < 1 ||
+	    o->dthreads < -1 || o->check_every < 1 || !o->seed)
+		return -1;
+	return 0;
+}
+
+/* The classes in their proportions, shuffled (the same every mode) */
+static int pb_make_stream(struct pb_bench *b, uint32_t njobs)
+{
+	uint64_t x = b->o.seed;
+	uint32_t i, j;
+	int c, w = 0;
+	uint8_t t;
+
+	b->stream = malloc(njobs);
+	if (!b->stream)
+		return -1;
+	for (i = 0; i < njobs; w++)
+		for (c = 0; c < PB_NCLASSES && i < njobs; c++)
+			if (w % 64 < pb_classes[c].weight)
+				b->stream[i++] = c;
+	for (i = njobs - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = x % (i + 1);
+		t = b->stream[i];
+		b->stream[i] = b->stream[j];
+		b->stream[j] = t;
+	}
+	b->njobs = njobs;
+	return 0;
+}
+
+static void *pb_worker_main(void *arg)
+{
+	struct pb_worker *w = arg;
+	struct pb_bench *b = w->b;
+	uint32_t i;
+
+	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) <
+	       b->njobs)
+		w->bytes[b->stream[i]] += pb_lane_run(w->lane,
+						      b->stream[i]);
+	return NULL;
+}
+
+/* The stream once in @mode by every lane; its numbers into @out */
+static int pb_run_mode(struct pb_bench *b, int mode, struct pb_run *out)
+{
+	struct pb_worker w[PB_MAX_LANES];
+	uint64_t t0;
+	int i, c, n = 0;
+
+	pb_run_reset(out);
+	pb_feed_clear_counts(&b->feed);
+	__atomic_store_n(&b->feed.mode, mode, __ATOMIC_RELAXED);
+	b->next = 0;
+	t0 = pb_now_ns();
+	for (i = 0; i < b->o.threads; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].b = b;
+		w[i].lane = b->lane[i];
+		pb_lane_clear(b->lane[i]);
+		if (pthread_create(&w[i].th, NULL, pb_worker_main, &w[i]))
+			break;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(w[i].th, NULL);
+	out->secs = (pb_now_ns() - t0) / 1e9;
+	if (n < b->o.threads)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (c = 0; c < PB_NCLASSES; c++) {
+			out->bytes[c] += w[i].bytes[c];
+			pb_run_merge_lat(out, c, pb_lane_lat(b->lane[i], c));
+		}
+	memcpy(out->jobs, b->feed.jobs, sizeof(out->jobs));
+	memcpy(out->why, b->feed.why, sizeof(out->why));
+	pb_run_summarize(out);
+	return 0;
+}
+
+static void pb_header(const struct pb_bench *b)
+{
+	int c;
+
+	printf("# rkm-place-bench: the kernel's placement (place.c) with native rates\n");
+	printf("# CPU codec %s, %lu MB/s at init (the CPU's first estimate); raidkmd core + backend %s over the loopback ring\n",
+	       rkm_codec_impl(), rkm_codec_mbs(), pb_ring_backend(b->ring));
+	printf("# %d submitter threads on %ld online CPUs; %u jobs per mode and round; %d rounds, modes in turn\n",
+	       b->o.threads, sysconf(_SC_NPROCESSORS_ONLN), b->njobs,
+	       b->o.rounds);
+	printf("# stream, per 64 jobs:");
+	for (c = 0; c < PB_NCLASSES; c++)
+		printf("%s %d %s%s", c ? "," : "", pb_classes[c].weight,
+		       pb_classes[c].name,
+		       pb_classes[c].waited ? " (waited)" : " (background)");
+	printf("\n# GB/s: bytes coded (rkm_place_bytes) per second of the round; latency: submit to outputs home, as the caller sees it\n");
+	printf("# cpu/daemon: the jobs (stripes) each side coded; outputs checked against the CPU codec (all of them every %d jobs of a lane)\n\n",
+	       b->o.check_every);
+}
+
+static int pb_setup(struct pb_bench *b)
+{
+	uint64_t home = pb_lane_home_bytes() * b->o.threads;
+	uint64_t stage = pb_lane_stage_bytes() * b->o.threads;
+	int i;
+
+	rkmd_log_open(RKMD_LOG_QUIET, 0);
+	if (rkm_codec_init())
+		return -1;
+	pb_feed_init(&b->feed, (uint32_t)rkm_codec_mbs());
+	b->feed.ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	b->ring = pb_ring_start(b->o.backend, b->o.dthreads, home, stage,
+				&b->feed);
+	if (!b->ring)
+		return -1;
+	for (i = 0; i < b->o.threads; i++) {
+		b->lane[i] = pb_lane_create(b->ring, &b->feed, i,
+					    b->o.check_every,
+					    b->o.seed * 7919 + i);
+		if (!b->lane[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* Every class on the daemon a few times; then a new daemon's estimates */
+static int pb_warm_up(struct pb_bench *b)
+{
+	struct pb_run r;
+	uint8_t *stream = b->stream;
+	uint32_t njobs = b->njobs;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	b->njobs = njobs < 4 * 64 ? njobs : 4 * 64;
+	ret = pb_run_mode(b, RKM_PLACE_DAEMON, &r);
+	pb_run_reset(&r);
+	b->stream = stream;
+	b->njobs = njobs;
+	rkm_place_daemon_reset(&b->feed.est);
+	return ret;
+}
+
+static uint64_t pb_wrong(const struct pb_bench *b, uint64_t *checked)
+{
+	uint64_t wrong = 0;
+	int i;
+
+	*checked = 0;
+	for (i = 0; i < b->o.threads; i++) {
+		wrong += pb_lane_wrong(b->lane[i]);
+		*checked += pb_lane_checked(b->lane[i]);
+	}
+	return wrong;
+}
+
+int main(int argc, char **argv)
+{
+	static const int modes[3] = {
+		RKM_PLACE_CPU, RKM_PLACE_DAEMON, RKM_PLACE_AUTO
+	};
+	static struct pb_bench b;
+	struct pb_run (*runs)[3];
+	uint64_t wrong, checked;
+	int r, i, m;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (pb_parse(&b.o, argc, argv)) {
+		pb_usage();
+		return 2;
+	}
+	runs = calloc(b.o.rounds, sizeof(*runs));
+	if (!runs || pb_make_stream(&b, b.o.jobs) || pb_setup(&b)) {
+		fprintf(stderr, "rkm-place-bench: set-up failed\n");
+		return 2;
+	}
+	pb_header(&b);
+	if (pb_warm_up(&b))
+		return 2;
+	for (r = 0; r < b.o.rounds; r++)
+		for (i = 0; i < 3; i++) {
+			m = (r + i) % 3;
+			if (pb_run_mode(&b, modes[m], &runs[r][m]))
+				return 2;
+			pb_run_print(&runs[r][m], r + 1, pb_mode_names[m]);
+		}
+	pb_print_summary(runs, b.o.rounds);
+	wrong = pb_wrong(&b, &checked);
+	printf("checked %llu jobs: %llu wrong; %llu daemon entries failed back (coded on the CPU)\n",
+	       (unsigned long long)checked, (unsigned long long)wrong,
+	       (unsigned long long)pb_ring_failed(b.ring));
+	for (r = 0; r < b.o.rounds; r++)
+		for (m = 0; m < 3; m++)
+			pb_run_reset(&runs[r][m]);
+	free(runs);
+	for (i = 0; i < b.o.threads; i++)
+		pb_lane_destroy(b.lane[i]);
+	pb_ring_stop(b.ring);
+	free(b.stream);
+	return wrong ? 1 : 0;
+}
