@@ -129,6 +129,10 @@ $(PLACE_BENCH): $(PLACE_BENCH_SRCS) $(RKMD_DIR)/bench/place_bench.h \
 	$(Q_LD)$(CC) $(RKMD_CFLAGS) -o $@ $(PLACE_BENCH_SRCS) $(RKMD_CUDA_OBJS) \
 		$(RKMD_LINK) $(RKMD_CUDA_LIBS)
 
+# its smoke run with the cpu backend, a unit test (correctness only)
+UNIT_TESTS += $(TOP)/tests/unit/place_bench.sh
+$(TOP)/tests/unit/place_bench.sh: $(PLACE_BENCH)
+
 # one stripped file to carry to the GPU host
 PLACE_BENCH_CARRY := $(BUILD)/rkm-place-bench
 $(PLACE_BENCH_CARRY): $(PLACE_BENCH)

@@ -20,6 +20,8 @@
  * bad option or set-up; nothing about speed is asserted.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,22 @@
 
 struct pb_opts {
 	const char *backend;
-	int rounds, threads, dthreads, check_every;
-	uint32_t jobs;
-	uint64_t seed;
+	long rounds, threads, dthreads, check_every, jobs, seed;
+};
+
+/* The numeric options: --NAME=N within [min, max] */
+static const struct pb_numopt {
+	const char *name;
+	long min, max;
+	size_t off;
+} pb_numopts[] = {
+	{ "--rounds=", 1, 100, offsetof(struct pb_opts, rounds) },
+	{ "--jobs=", 64, 1 << 24, offsetof(struct pb_opts, jobs) },
+	{ "--threads=", 1, PB_MAX_LANES, offsetof(struct pb_opts, threads) },
+	{ "--daemon-threads=", 0, 1024, offsetof(struct pb_opts, dthreads) },
+	{ "--check-every=", 1, 1 << 30, offsetof(struct pb_opts, check_every) },
+	{ "--seed=", 1, LONG_MAX, offsetof(struct pb_opts, seed) },
+	{ NULL }
 };
 
 struct pb_bench {
@@ -60,21 +75,39 @@ static void pb_usage(void)
 		"                       [--daemon-threads=N] [--check-every=N] [--seed=N] [--short]\n");
 }
 
-static int pb_opt_num(const char *arg, const char *name, long *v)
+/* @arg as a numeric option: 1 taken, 0 not one, -1 a bad value */
+static int pb_opt_num(struct pb_opts *o, const char *arg)
 {
-	size_t n = strlen(name);
+	const struct pb_numopt *n;
 	char *end;
+	size_t len;
+	long v;
 
-	if (strncmp(arg, name, n))
-		return 0;
-	*v = strtol(arg + n, &end, 0);
-	return *end ? -1 : 1;
+	for (n = pb_numopts; n->name; n++) {
+		len = strlen(n->name);
+		if (strncmp(arg, n->name, len))
+			continue;
+		v = strtol(arg + len, &end, 0);
+		if (*end || end == arg + len || v < n->min || v > n->max)
+			return -1;
+		*(long *)((char *)o + n->off) = v;
+		return 1;
+	}
+	return 0;
+}
+
+static void pb_short(struct pb_opts *o)
+{
+	o->rounds = 2;
+	o->jobs = 192;
+	o->threads = 2;
+	o->check_every = 1;
 }
 
 static int pb_parse(struct pb_opts *o, int argc, char **argv)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), v;
-	int a, r;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int a;
 
 	o->backend = rkmd_find_backend("cuda") ? "cuda" : "cpu";
 	o->rounds = 5;
@@ -84,35 +117,13 @@ static int pb_parse(struct pb_opts *o, int argc, char **argv)
 	o->jobs = 4096;
 	o->seed = 0x9ace;
 	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--short")) {
-			o->rounds = 2;
-			o->jobs = 192;
-			o->threads = 2;
-			o->check_every = 1;
-			continue;
-		}
-		if (!strncmp(argv[a], "--backend=", 10)) {
+		if (!strcmp(argv[a], "--short"))
+			pb_short(o);
+		else if (!strncmp(argv[a], "--backend=", 10))
 			o->backend = argv[a] + 10;
-			continue;
-		}
-		if ((r = pb_opt_num(argv[a], "--rounds=", &v)))
-			o->rounds = r > 0 && v > 0 && v <= 100 ? v : -1;
-		else if ((r = pb_opt_num(argv[a], "--jobs=", &v)))
-			o->jobs = r > 0 && v >= 64 && v <= 1 << 24 ? v : 0;
-		else if ((r = pb_opt_num(argv[a], "--threads=", &v)))
-			o->threads = r > 0 && v > 0 && v <= PB_MAX_LANES ? v : -1;
-		else if ((r = pb_opt_num(argv[a], "--daemon-threads=", &v)))
-			o->dthreads = r > 0 && v >= 0 ? v : -2;
-		else if ((r = pb_opt_num(argv[a], "--check-every=", &v)))
-			o->check_every = r > 0 && v > 0 ? v : -1;
-		else if ((r = pb_opt_num(argv[a], "--seed=", &v)))
-			o->seed = r > 0 ? (uint64_t)v : 0;
-		else
+		else if (pb_opt_num(o, argv[a]) != 1)
 			return -1;
 	}
-	if (o->rounds < 1 || !o->jobs || o->threads < 1 ||
-	    o->dthreads < -1 || o->check_every < 1 || !o->seed)
-		return -1;
 	return 0;
 }
 
@@ -201,7 +212,7 @@ static void pb_header(const struct pb_bench *b)
 	printf("# rkm-place-bench: the kernel's placement (place.c) with native rates\n");
 	printf("# CPU codec %s, %lu MB/s at init (the CPU's first estimate); raidkmd core + backend %s over the loopback ring\n",
 	       rkm_codec_impl(), rkm_codec_mbs(), pb_ring_backend(b->ring));
-	printf("# %d submitter threads on %ld online CPUs; %u jobs per mode and round; %d rounds, modes in turn\n",
+	printf("# %ld submitter threads on %ld online CPUs; %u jobs per mode and round; %ld rounds, modes in turn\n",
 	       b->o.threads, sysconf(_SC_NPROCESSORS_ONLN), b->njobs,
 	       b->o.rounds);
 	printf("# stream, per 64 jobs:");
@@ -210,7 +221,7 @@ static void pb_header(const struct pb_bench *b)
 		       pb_classes[c].name,
 		       pb_classes[c].waited ? " (waited)" : " (background)");
 	printf("\n# GB/s: bytes coded (rkm_place_bytes) per second of the round; latency: submit to outputs home, as the caller sees it\n");
-	printf("# cpu/daemon: the jobs (stripes) each side coded; outputs checked against the CPU codec (all of them every %d jobs of a lane)\n\n",
+	printf("# cpu/daemon: the jobs (stripes) each side coded; outputs checked against the CPU codec (all of them every %ld jobs of a lane)\n\n",
 	       b->o.check_every);
 }
 
@@ -276,7 +287,7 @@ int main(int argc, char **argv)
 		RKM_PLACE_CPU, RKM_PLACE_DAEMON, RKM_PLACE_AUTO
 	};
 	static struct pb_bench b;
-	struct pb_run (*runs)[3];
+	struct pb_run *runs;
 	uint64_t wrong, checked;
 	int r, i, m;
 
@@ -285,7 +296,7 @@ int main(int argc, char **argv)
 		pb_usage();
 		return 2;
 	}
-	runs = calloc(b.o.rounds, sizeof(*runs));
+	runs = calloc(b.o.rounds * 3, sizeof(*runs));
 	if (!runs || pb_make_stream(&b, b.o.jobs) || pb_setup(&b)) {
 		fprintf(stderr, "rkm-place-bench: set-up failed\n");
 		return 2;
@@ -296,18 +307,18 @@ int main(int argc, char **argv)
 	for (r = 0; r < b.o.rounds; r++)
 		for (i = 0; i < 3; i++) {
 			m = (r + i) % 3;
-			if (pb_run_mode(&b, modes[m], &runs[r][m]))
+			if (pb_run_mode(&b, modes[m], &runs[r * 3 + m]))
 				return 2;
-			pb_run_print(&runs[r][m], r + 1, pb_mode_names[m]);
+			pb_run_print(&runs[r * 3 + m], r + 1,
+				     pb_mode_names[m]);
 		}
 	pb_print_summary(runs, b.o.rounds);
 	wrong = pb_wrong(&b, &checked);
 	printf("checked %llu jobs: %llu wrong; %llu daemon entries failed back (coded on the CPU)\n",
 	       (unsigned long long)checked, (unsigned long long)wrong,
 	       (unsigned long long)pb_ring_failed(b.ring));
-	for (r = 0; r < b.o.rounds; r++)
-		for (m = 0; m < 3; m++)
-			pb_run_reset(&runs[r][m]);
+	for (r = 0; r < b.o.rounds * 3; r++)
+		pb_run_reset(&runs[r]);
 	free(runs);
 	for (i = 0; i < b.o.threads; i++)
 		pb_lane_destroy(b.lane[i]);

@@ -160,8 +160,8 @@ void pb_run_reset(struct pb_run *r);
 void pb_run_merge_lat(struct pb_run *r, int cls, const struct pb_lat *l);
 void pb_run_summarize(struct pb_run *r);
 void pb_run_print(const struct pb_run *r, int round, const char *mode);
-/* runs[round][mode], modes cpu, daemon, auto (pb_mode_names) */
-void pb_print_summary(struct pb_run (*runs)[3], int nrounds);
+/* runs[round * 3 + mode], modes cpu, daemon, auto (pb_mode_names) */
+void pb_print_summary(const struct pb_run *runs, int nrounds);
 extern const char *const pb_mode_names[3];
 
 #endif /* RKM_PLACE_BENCH_H */

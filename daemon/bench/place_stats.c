@@ -142,17 +142,17 @@ static void pb_print_range(const char *what, double *v, int n,
 	printf("]");
 }
 
-static void pb_print_class(struct pb_run (*runs)[3], int nrounds, int m,
+static void pb_print_class(const struct pb_run *runs, int nrounds, int m,
 			   int c)
 {
 	double g[nrounds], p50[nrounds], p99[nrounds];
 	int i;
 
 	for (i = 0; i < nrounds; i++) {
-		g[i] = runs[i][m].gbs[c];
+		g[i] = runs[i * 3 + m].gbs[c];
 		if (c < PB_NCLASSES) {
-			p50[i] = runs[i][m].p50[c];
-			p99[i] = runs[i][m].p99[c];
+			p50[i] = runs[i * 3 + m].p50[c];
+			p99[i] = runs[i * 3 + m].p99[c];
 		}
 	}
 	printf("MEDIAN %-6s %-20s", pb_mode_names[m],
@@ -165,7 +165,7 @@ static void pb_print_class(struct pb_run (*runs)[3], int nrounds, int m,
 	printf("\n");
 }
 
-void pb_print_summary(struct pb_run (*runs)[3], int nrounds)
+void pb_print_summary(const struct pb_run *runs, int nrounds)
 {
 	double thr[nrounds], p99[nrounds], best;
 	int m, c, i;
@@ -175,12 +175,14 @@ void pb_print_summary(struct pb_run (*runs)[3], int nrounds)
 		for (c = 0; c <= PB_NCLASSES; c++)
 			pb_print_class(runs, nrounds, m, c);
 	for (i = 0; i < nrounds; i++) {
-		best = runs[i][0].gbs[PB_NCLASSES];
-		if (runs[i][1].gbs[PB_NCLASSES] > best)
-			best = runs[i][1].gbs[PB_NCLASSES];
-		thr[i] = best > 0 ? runs[i][2].gbs[PB_NCLASSES] / best : 0;
-		p99[i] = runs[i][0].p99[0] > 0 ?
-			 runs[i][2].p99[0] / runs[i][0].p99[0] : 0;
+		const struct pb_run *cpu = &runs[i * 3], *dmn = cpu + 1;
+		const struct pb_run *aut = cpu + 2;
+
+		best = cpu->gbs[PB_NCLASSES];
+		if (dmn->gbs[PB_NCLASSES] > best)
+			best = dmn->gbs[PB_NCLASSES];
+		thr[i] = best > 0 ? aut->gbs[PB_NCLASSES] / best : 0;
+		p99[i] = cpu->p99[0] > 0 ? aut->p99[0] / cpu->p99[0] : 0;
 	}
 	printf("RATIO");
 	pb_print_range("auto/max(cpu,daemon) throughput", thr, nrounds,
