@@ -860,13 +860,19 @@ static void complete_work_fn(struct work_struct *w)
 static void watchdog_fn(struct work_struct *w)
 {
 	unsigned long flags, now = jiffies;
-	u64 now_ns = ktime_get_ns();
 	u32 id, j, late = 0, busy;
+	u64 now_ns;
 
 	ctl_lock();
 	/* Completions whose doorbell was lost or not yet handled count. */
 	reap_locked();
 	spin_lock_irqsave(&d.lock, flags);
+	/*
+	 * Read under d.lock, where slots are opened: a slot opened after an
+	 * earlier reading would look out for 2^64 ns, and the placement's
+	 * daemon estimates would jump to their caps (seconds per job).
+	 */
+	now_ns = ktime_get_ns();
 	for (id = 0; id < RKM_NSLOTS; id++) {
 		struct rkm_slot *s = &d.slots[id];
 
