@@ -444,8 +444,11 @@ static int pb_to_ring(struct pb_lane *l, struct pb_set *s,
 	q.wait = wait;
 	for (st = 0; st < c->nstripes; st++)
 		if (dm >> st & 1 &&
-		    pb_entry_add(l, s, st, j++, &q, offs, &stage))
+		    pb_entry_add(l, s, st, j++, &q, offs, &stage)) {
+			fprintf(stderr, "rkm-place-bench: %s: stripe %u not described (a bug here): coded on the CPU\n",
+				c->name, st);
 			return -1;
+		}
 	return pb_ring_submit(l->ring, &q);
 }
 
