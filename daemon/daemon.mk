@@ -119,7 +119,8 @@ bench-ring: $(RKMD_BENCH)
 # runs --backend=cuda on the GPU host and --backend=cpu anywhere
 PLACE_BENCH := $(BUILD)/bin/rkm-place-bench
 PLACE_BENCH_SRCS := $(addprefix $(RKMD_DIR)/bench/,place_bench.c place_feed.c \
-	place_ring.c place_job.c place_stats.c) $(TOP)/kernel/raidkm/place.c
+	place_ring.c place_job.c place_verify.c place_stats.c) \
+	$(TOP)/kernel/raidkm/place.c
 USER_BINS += $(PLACE_BENCH)
 
 $(PLACE_BENCH): $(PLACE_BENCH_SRCS) $(RKMD_DIR)/bench/place_bench.h \

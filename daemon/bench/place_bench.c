@@ -8,6 +8,8 @@
  * usage: rkm-place-bench [--backend=cuda|cpu] [--rounds=N] [--jobs=N]
  *                        [--threads=N] [--daemon-threads=N]
  *                        [--check-every=N] [--seed=N] [--short]
+ *                        [--verify-spot=0|1] [--verify-ppm=N]
+ *                        [--verify-fresh=N] [--corrupt=N]
  *
  * The stream is the same in every mode: --jobs jobs of the classes of
  * place_job.c in fixed proportions, in a fixed shuffled order, taken in
@@ -15,8 +17,12 @@
  * as a caller does.  Rounds run every mode, in an order that turns each
  * round.  The decision's estimates live on across modes and rounds, as
  * in the kernel; a warm-up with every job on the daemon (the GPU's
- * kernels built) comes first, and what it measured of the daemon is
- * forgotten (a new daemon).  Exits 1 when any output was wrong, 2 on a
+ * kernels built) comes first, until the kernel's checks leave their
+ * fresh window, and what it measured of the daemon is forgotten (a new
+ * daemon).  The daemon's results are checked as the kernel checks them,
+ * with the module's defaults (--verify-*: verify_spot, verify_ppm,
+ * verify_fresh_jobs).  --corrupt=N (tests) has the daemon corrupt one
+ * result in N, as raidkmd --fault=corrupt:N does.  Exits 1 when any output was wrong, 2 on a
  * bad option or set-up; nothing about speed is asserted.
  */
 #include <errno.h>
@@ -35,6 +41,7 @@
 struct pb_opts {
 	const char *backend;
 	long rounds, threads, dthreads, check_every, jobs, seed;
+	long vspot, vppm, vfresh, corrupt;
 };
 
 /* The numeric options: --NAME=N within [min, max] */
@@ -49,12 +56,17 @@ static const struct pb_numopt {
 	{ "--daemon-threads=", 0, 1024, offsetof(struct pb_opts, dthreads) },
 	{ "--check-every=", 1, 1 << 30, offsetof(struct pb_opts, check_every) },
 	{ "--seed=", 1, LONG_MAX, offsetof(struct pb_opts, seed) },
+	{ "--verify-spot=", 0, 1, offsetof(struct pb_opts, vspot) },
+	{ "--verify-ppm=", 0, 1000000, offsetof(struct pb_opts, vppm) },
+	{ "--verify-fresh=", 0, 100000000, offsetof(struct pb_opts, vfresh) },
+	{ "--corrupt=", 0, LONG_MAX, offsetof(struct pb_opts, corrupt) },
 	{ NULL }
 };
 
 struct pb_bench {
 	struct pb_opts o;
 	struct pb_feed feed;
+	struct pb_verify *verify;
 	struct pb_ring *ring;
 	struct pb_lane *lane[PB_MAX_LANES];
 	uint8_t *stream;
@@ -72,7 +84,8 @@ struct pb_worker {
 static void pb_usage(void)
 {
 	fprintf(stderr, "usage: rkm-place-bench [--backend=cuda|cpu] [--rounds=N] [--jobs=N] [--threads=N]\n"
-		"                       [--daemon-threads=N] [--check-every=N] [--seed=N] [--short]\n");
+		"                       [--daemon-threads=N] [--check-every=N] [--seed=N] [--short]\n"
+		"                       [--verify-spot=0|1] [--verify-ppm=N] [--verify-fresh=N] [--corrupt=N]\n");
 }
 
 /* @arg as a numeric option: 1 taken, 0 not one, -1 a bad value */
@@ -116,6 +129,9 @@ static int pb_parse(struct pb_opts *o, int argc, char **argv)
 	o->check_every = 16;
 	o->jobs = 4096;
 	o->seed = 0x9ace;
+	o->vspot = 1;
+	o->vppm = 10000;
+	o->vfresh = 1024;
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--short"))
 			pb_short(o);
@@ -221,6 +237,8 @@ static void pb_header(const struct pb_bench *b)
 		       pb_classes[c].name,
 		       pb_classes[c].waited ? " (waited)" : " (background)");
 	printf("\n# GB/s: bytes coded (rkm_place_bytes) per second of the round; latency: submit to outputs home, as the caller sees it\n");
+	printf("# the kernel's checks of daemon results: spot %ld, full: the first %ld jobs and %ld ppm (verify_spot, verify_fresh_jobs, verify_ppm)\n",
+	       b->o.vspot, b->o.vfresh, b->o.vppm);
 	printf("# cpu/daemon: the jobs (stripes) each side coded; outputs checked against the CPU codec (all of them every %ld jobs of a lane)\n\n",
 	       b->o.check_every);
 }
@@ -229,6 +247,9 @@ static int pb_setup(struct pb_bench *b)
 {
 	uint64_t home = pb_lane_home_bytes() * b->o.threads;
 	uint64_t stage = pb_lane_stage_bytes() * b->o.threads;
+	struct pb_verify_cfg vc = {
+		.spot = b->o.vspot, .ppm = b->o.vppm, .fresh = b->o.vfresh,
+	};
 	int i;
 
 	rkmd_log_open(RKMD_LOG_QUIET, 0);
@@ -236,10 +257,14 @@ static int pb_setup(struct pb_bench *b)
 		return -1;
 	pb_feed_init(&b->feed, (uint32_t)rkm_codec_mbs());
 	b->feed.ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	b->verify = pb_verify_create(&vc);
+	if (!b->verify)
+		return -1;
 	b->ring = pb_ring_start(b->o.backend, b->o.dthreads, home, stage,
-				&b->feed);
+				&b->feed, b->verify);
 	if (!b->ring)
 		return -1;
+	pb_ring_corrupt(b->ring, b->o.corrupt);
 	for (i = 0; i < b->o.threads; i++) {
 		b->lane[i] = pb_lane_create(b->ring, &b->feed, i,
 					    b->o.check_every,
@@ -250,19 +275,25 @@ static int pb_setup(struct pb_bench *b)
 	return 0;
 }
 
-/* Every class on the daemon a few times; then a new daemon's estimates */
+/*
+ * Every class on the daemon a few times, until the kernel's checks are
+ * past their fresh window; then a new daemon's estimates
+ */
 static int pb_warm_up(struct pb_bench *b)
 {
-	struct pb_run r;
-	uint8_t *stream = b->stream;
 	uint32_t njobs = b->njobs;
-	int ret;
+	uint64_t served;
+	struct pb_run r;
+	int ret, c;
 
 	memset(&r, 0, sizeof(r));
 	b->njobs = njobs < 4 * 64 ? njobs : 4 * 64;
-	ret = pb_run_mode(b, RKM_PLACE_DAEMON, &r);
-	pb_run_reset(&r);
-	b->stream = stream;
+	do {
+		ret = pb_run_mode(b, RKM_PLACE_DAEMON, &r);
+		for (served = 0, c = 0; c < PB_NCLASSES; c++)
+			served += r.jobs[RKM_PLACE_TO_DAEMON][c];
+		pb_run_reset(&r);
+	} while (!ret && served && pb_verify_fresh(b->verify));
 	b->njobs = njobs;
 	rkm_place_daemon_reset(&b->feed.est);
 	return ret;
@@ -314,6 +345,12 @@ int main(int argc, char **argv)
 		}
 	pb_print_summary(runs, b.o.rounds);
 	wrong = pb_wrong(&b, &checked);
+	printf("the kernel's checks of daemon results: %llu spot, %llu full, %llu stripes unchecked, %llu wrong\n",
+	       (unsigned long long)pb_verify_count(b.verify, PB_VERIFY_SPOT),
+	       (unsigned long long)pb_verify_count(b.verify, PB_VERIFY_FULL),
+	       (unsigned long long)pb_verify_count(b.verify, PB_VERIFY_NONE),
+	       (unsigned long long)pb_verify_wrong(b.verify));
+	wrong += pb_verify_wrong(b.verify);
 	printf("checked %llu jobs: %llu wrong; %llu daemon entries failed back (coded on the CPU)\n",
 	       (unsigned long long)checked, (unsigned long long)wrong,
 	       (unsigned long long)pb_ring_failed(b.ring));
@@ -323,6 +360,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < b.o.threads; i++)
 		pb_lane_destroy(b.lane[i]);
 	pb_ring_stop(b.ring);
+	pb_verify_destroy(b.verify);
 	free(b.stream);
 	return wrong ? 1 : 0;
 }

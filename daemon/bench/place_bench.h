@@ -11,6 +11,7 @@
  *                   completion thread (and its watchdog)
  *   place_job.c     the job classes, their buffers, one job run and
  *                   checked
+ *   place_verify.c  the kernel's checks of the daemon's results
  *   place_stats.c   latencies, rates, medians and ratios, printed
  *   place_bench.c   options, the stream, rounds of every mode
  */
@@ -66,6 +67,44 @@ void pb_feed_daemon_entry(struct pb_feed *f, int op, uint64_t job_bytes,
 void pb_feed_daemon_out(struct pb_feed *f, int op, uint64_t job_bytes,
 			uint32_t njobs, uint64_t ahead, uint64_t ns);
 
+/* ---- place_verify.c: the kernel's checks of daemon results ---------- */
+
+enum { PB_VERIFY_NONE, PB_VERIFY_SPOT, PB_VERIFY_FULL, PB_VERIFY_NSCOPES };
+
+struct pb_verify_cfg {		/* the module parameters verify_* */
+	int spot;
+	uint32_t ppm;
+	uint64_t fresh;
+};
+
+#define PB_MAX_VSTRIPES	4	/* stripes of one entry (a window) */
+
+/* One stripe as the daemon saw it: its outputs are in staging */
+struct pb_vstripe {
+	uint8_t *chunk[RKM_MAX_N];
+	uint8_t *old[RKM_MAX_K];
+	uint8_t *home_par[RKM_MAX_M];	/* DELTA: the parity not yet updated */
+};
+
+struct pb_vjob {
+	struct rkm_code *code;
+	uint8_t op, k, m;
+	uint32_t len, nstripes;
+	uint64_t mask, want;
+	struct pb_vstripe st[PB_MAX_VSTRIPES];
+};
+
+struct pb_verify;
+
+struct pb_verify *pb_verify_create(const struct pb_verify_cfg *cfg);
+void pb_verify_destroy(struct pb_verify *v);
+/* Check a completed entry (one thread); how many stripes were wrong */
+int pb_verify_job(struct pb_verify *v, const struct pb_vjob *j);
+uint64_t pb_verify_count(const struct pb_verify *v, int scope);
+uint64_t pb_verify_wrong(const struct pb_verify *v);
+/* Still in the fresh window (every job checked in full)? */
+int pb_verify_fresh(const struct pb_verify *v);
+
 /* ---- place_ring.c: the kernel end ------------------------------------ */
 
 #define PB_MAX_COPIES	16	/* staged outputs of one entry */
@@ -89,6 +128,7 @@ struct pb_entry_req {
 	uint64_t pbytes;		/* place bytes of each of its jobs */
 	struct pb_copy copy[PB_MAX_COPIES];	/* staging -> home at the end */
 	int ncopy;
+	const struct pb_vjob *vjob;	/* what the kernel's checks see */
 	struct pb_wait *wait;
 };
 
@@ -96,7 +136,7 @@ struct pb_ring;
 
 struct pb_ring *pb_ring_start(const char *backend, int threads,
 			      uint64_t home_bytes, uint64_t stage_bytes,
-			      struct pb_feed *feed);
+			      struct pb_feed *feed, struct pb_verify *v);
 void pb_ring_stop(struct pb_ring *r);
 uint8_t *pb_ring_home(struct pb_ring *r);
 uint8_t *pb_ring_stage(struct pb_ring *r);
@@ -109,6 +149,8 @@ int pb_ring_describe(struct pb_ring *r, const struct rkm_loop_job *j,
 /* 0: on the ring; -EAGAIN: no room (the CPU takes it); else an error */
 int pb_ring_submit(struct pb_ring *r, struct pb_entry_req *e);
 void pb_wait_for(struct pb_wait *w);
+/* Tests: the daemon corrupts a result in @every (--fault=corrupt:N) */
+void pb_ring_corrupt(struct pb_ring *r, uint64_t every);
 /* Entries that came back failed so far (re-run on the CPU) */
 uint64_t pb_ring_failed(struct pb_ring *r);
 

@@ -391,11 +391,12 @@ static void pb_check(struct pb_lane *l, struct pb_set *s, const char *side)
 
 /*
  * Stripe @st of @s into entry @q as its @j-th: descriptor offsets with
- * the outputs in staging at *@stage (poisoned window), the copies home
+ * the outputs in staging at *@stage (poisoned window), the copies home,
+ * what the kernel's checks see (@vs)
  */
 static int pb_entry_add(struct pb_lane *l, struct pb_set *s, uint32_t st,
 			uint32_t j, struct pb_entry_req *q, uint64_t *offs,
-			uint8_t **stage)
+			uint8_t **stage, struct pb_vstripe *vs)
 {
 	uint8_t *chunk[RKM_MAX_N], *old[RKM_MAX_K], *home;
 	uint32_t w = pb_win(l, s), i;
@@ -410,19 +411,22 @@ static int pb_entry_add(struct pb_lane *l, struct pb_set *s, uint32_t st,
 			for (i = 0; i < PB_WIN; i++)
 				(*stage)[w + i] = ~pb_expect(s, st, o)[w + i];
 		chunk[idx] = *stage;
+		vs->home_par[o] = home;
 		q->copy[q->ncopy].to = home;
 		q->copy[q->ncopy].from = *stage;
 		q->copy[q->ncopy].len = s->c->len;
 		q->ncopy++;
 		*stage += s->c->len;
 	}
+	memcpy(vs->chunk, chunk, sizeof(vs->chunk));
+	memcpy(vs->old, old, sizeof(vs->old));
 	return pb_ring_describe(l->ring, &q->job, chunk, old, j, offs);
 }
 
 /* The stripes in @dm (bit per stripe) to the daemon: 0, or not taken */
 static int pb_to_ring(struct pb_lane *l, struct pb_set *s,
 		      const struct pb_pjob *p, uint32_t dm,
-		      struct pb_wait *wait)
+		      struct pb_wait *wait, struct pb_vjob *v)
 {
 	static __thread uint64_t offs[RAIDKM_MAX_STRIPES * RKM_MAX_N * 2];
 	const struct pb_class *c = s->c;
@@ -442,13 +446,25 @@ static int pb_to_ring(struct pb_lane *l, struct pb_set *s,
 	q.pop = p->pj.op;
 	q.pbytes = p->pj.bytes;
 	q.wait = wait;
-	for (st = 0; st < c->nstripes; st++)
-		if (dm >> st & 1 &&
-		    pb_entry_add(l, s, st, j++, &q, offs, &stage)) {
+	q.vjob = v;
+	v->code = s->code;
+	v->op = c->op;
+	v->k = c->k;
+	v->m = c->m;
+	v->len = c->len;
+	v->nstripes = q.job.nstripes;
+	v->mask = q.job.mask;
+	v->want = q.job.want;
+	for (st = 0; st < c->nstripes; st++) {
+		if (!(dm >> st & 1))
+			continue;
+		if (pb_entry_add(l, s, st, j, &q, offs, &stage, &v->st[j])) {
 			fprintf(stderr, "rkm-place-bench: %s: stripe %u not described (a bug here): coded on the CPU\n",
 				c->name, st);
 			return -1;
 		}
+		j++;
+	}
 	return pb_ring_submit(l->ring, &q);
 }
 
@@ -470,6 +486,7 @@ uint64_t pb_lane_run(struct pb_lane *l, int cls)
 	const struct pb_class *c = s->c;
 	struct pb_wait wait = { 0, 0 };
 	struct pb_cpu a = { s, 0 };
+	struct pb_vjob vjob;
 	uint32_t st, dm = 0, cm = 0;
 	struct pb_pjob p;
 	uint64_t t0;
@@ -484,7 +501,7 @@ uint64_t pb_lane_run(struct pb_lane *l, int cls)
 				      __builtin_popcount(dm) * p.pj.bytes,
 				      (uint32_t)pb_rnd(&l->seed)))
 			dm |= 1u << st;
-	if (dm && pb_to_ring(l, s, &p, dm, &wait))
+	if (dm && pb_to_ring(l, s, &p, dm, &wait, &vjob))
 		dm = 0;
 	if (dm)
 		pb_feed_on_daemon(l->feed, &p, __builtin_popcount(dm));

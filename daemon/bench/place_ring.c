@@ -8,9 +8,11 @@
  *               slot, the ring entry, the bytes ahead of it, the doorbell;
  *               no free slot means the CPU, as in the kernel
  *   completion  one thread (the kernel's ordered completion work): takes
- *               completions back under the lock, copies each entry's
+ *               completions back under the lock, checks each entry's
+ *               results as the kernel does (place_verify.c), copies its
  *               outputs from staging to their home, gives the decision
- *               the entry's time, wakes its caller
+ *               the entry's time, wakes its caller; a wrong result is
+ *               counted and the entry coded on the CPU
  *   watchdog    on the same thread every RKM_WATCH_NS while entries are
  *               out: an entry out longer than expected is a sample
  *
@@ -42,6 +44,7 @@ struct pb_ent {
 	uint64_t opened_ns, ahead, pbytes;
 	struct pb_copy copy[PB_MAX_COPIES];
 	int ncopy;
+	const struct pb_vjob *vjob;
 	struct pb_wait *wait;
 };
 
@@ -49,6 +52,7 @@ struct pb_ring {
 	struct rkm_loop *loop;
 	struct rkm_loop_daemon d;
 	struct pb_feed *feed;
+	struct pb_verify *verify;
 	pthread_mutex_t lock;
 	uint64_t ring_bytes;		/* place bytes on the ring */
 	struct pb_ent ent[PB_ENTRIES];
@@ -99,6 +103,13 @@ uint64_t pb_ring_bytes(struct pb_ring *r)
 	return __atomic_load_n(&r->ring_bytes, __ATOMIC_RELAXED);
 }
 
+void pb_ring_corrupt(struct pb_ring *r, uint64_t every)
+{
+	/* the core reads its configuration at every completion */
+	__atomic_store_n(&r->d.cfg.fault.corrupt_every, every,
+			 __ATOMIC_RELEASE);
+}
+
 uint64_t pb_ring_failed(struct pb_ring *r)
 {
 	return __atomic_load_n(&r->failed, __ATOMIC_RELAXED);
@@ -140,6 +151,7 @@ int pb_ring_submit(struct pb_ring *r, struct pb_entry_req *q)
 	e->pbytes = q->pbytes;
 	memcpy(e->copy, q->copy, sizeof(e->copy[0]) * q->ncopy);
 	e->ncopy = q->ncopy;
+	e->vjob = q->vjob;
 	e->wait = q->wait;
 	__atomic_store_n(&r->ring_bytes, r->ring_bytes + e->pbytes * e->njobs,
 			 __ATOMIC_RELAXED);
@@ -167,6 +179,9 @@ static void pb_finish(struct pb_ring *r, uint32_t id)
 	struct pb_wait *w = e->wait;
 	int i, status = e->status;
 
+	/* a wrong result is re-run on the CPU (the kernel drops the daemon) */
+	if (!status && e->vjob && pb_verify_job(r->verify, e->vjob))
+		status = -EIO;
 	if (!status)
 		for (i = 0; i < e->ncopy; i++)
 			memcpy(e->copy[i].to, e->copy[i].from, e->copy[i].len);
@@ -258,7 +273,7 @@ static void *pb_ring_main(void *arg)
 
 struct pb_ring *pb_ring_start(const char *backend, int threads,
 			      uint64_t home_bytes, uint64_t stage_bytes,
-			      struct pb_feed *feed)
+			      struct pb_feed *feed, struct pb_verify *v)
 {
 	const struct rkmd_backend_ops *be = rkmd_find_backend(backend);
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -281,6 +296,7 @@ struct pb_ring *pb_ring_start(const char *backend, int threads,
 	if (!r)
 		return NULL;
 	r->feed = feed;
+	r->verify = v;
 	pthread_mutex_init(&r->lock, NULL);
 	for (i = 0; i < PB_ENTRIES; i++)
 		r->free_ids[r->nfree++] = PB_ENTRIES - 1 - i;

@@ -5,9 +5,12 @@
 # "Placement"): the kernel's decision (place.c) fed as the kernel feeds
 # it, the CPU codec on two submitter threads, raidkmd's core with the cpu
 # backend over the loopback ring, a mixed stream under cpu, daemon and
-# auto in two rounds: it ends cleanly, every mode prints its numbers and
-# every job's outputs (all of them checked) match the CPU codec's.  No
-# speed is asserted.
+# auto in two rounds: it ends cleanly, every mode prints its numbers,
+# every job's outputs (all of them checked) match the CPU codec's and
+# the kernel's checks of the daemon's results (verify.c's, as the
+# module's defaults) ran and found nothing; with a daemon that corrupts
+# one result in 5 they and the bench find it and the exit status is 1.
+# No speed is asserted.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bench=$top/build/bin/rkm-place-bench
@@ -46,6 +49,23 @@ verdict $ok "every output right" "${line:-no checked line}"
 ok=0
 grep -q 'WRONG' "$out" || ok=1
 verdict $ok "no WRONG line" "$(grep -m1 WRONG "$out")"
+line=$(grep "^the kernel's checks of daemon results: " "$out")
+ok=0
+echo "$line" | grep -Eq '^the kernel.s checks of daemon results: [0-9]+ spot, [1-9][0-9]* full, .* 0 wrong$' && ok=1
+verdict $ok "the kernel's checks ran (full in the fresh window), none wrong" "${line:-no line}"
 [ $fail = 0 ] || tail -n 40 "$out"
+
+# a daemon that corrupts one result in 5 (raidkmd --fault=corrupt:5):
+# the kernel's checks and the bench's own catch it, the exit status is 1
+timeout 120 "$bench" --backend=cpu --short --corrupt=5 >"$out" 2>&1
+rc=$?
+ok=0
+[ $rc = 1 ] && ok=1
+verdict $ok "a corrupting daemon: exit status 1" "exit status $rc"
+line=$(grep "^the kernel's checks of daemon results: " "$out")
+ok=0
+echo "$line" | grep -Eq ' [1-9][0-9]* wrong$' && ok=1
+verdict $ok "a corrupting daemon: the kernel's checks catch it" "${line:-no line}"
+[ $fail = 0 ] || tail -n 20 "$out"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
