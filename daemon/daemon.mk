@@ -7,6 +7,8 @@
 #   build/bin/raidkmd        the daemon
 #   build/bin/raidkm-relay   the guest half of the guest-RAM bridge
 #   make bench-ring          loopback benchmark -> bench/results/ring-*.txt
+#   build/bin/rkm-place-bench   placement (place.c) with native rates
+#   make bench-place         it, in rounds -> bench/results/place-*.txt
 #
 # The CUDA backend (daemon/gpu/gpu.mk) plugs in by setting
 #   RKMD_CUDA_OBJS   objects defining rkmd_cuda_backend
@@ -109,3 +111,44 @@ bench-ring: $(RKMD_BENCH)
 	   echo "# load average at start (other tenants): $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 	   $(RKMD_BENCH) $(RING_BENCH_ARGS); } 2>&1 | tee $(RING_BENCH_OUT)
 	@echo "saved $(RING_BENCH_OUT)"
+
+# ---- placement with native rates (Documentation/offload.rst, Placement) ----
+# the kernel's decision (kernel/raidkm/place.c) and the CPU codec on the
+# submitter threads, raidkmd's core and a backend over the loopback; links
+# the CUDA backend where gpu.mk builds it (as raidkmd does), so one binary
+# runs --backend=cuda on the GPU host and --backend=cpu anywhere
+PLACE_BENCH := $(BUILD)/bin/rkm-place-bench
+PLACE_BENCH_SRCS := $(addprefix $(RKMD_DIR)/bench/,place_bench.c place_feed.c \
+	place_ring.c place_job.c place_verify.c place_stats.c) \
+	$(TOP)/kernel/raidkm/place.c
+USER_BINS += $(PLACE_BENCH)
+
+$(PLACE_BENCH): $(PLACE_BENCH_SRCS) $(RKMD_DIR)/bench/place_bench.h \
+		$(TOP)/kernel/raidkm/place.h $(RKMD_LIB) $(RKM_RING_LIB) \
+		$(RKMD_CODEC_LIB) $(RKMD_HDRS)
+	@mkdir -p $(@D)
+	$(Q_LD)$(CC) $(RKMD_CFLAGS) -o $@ $(PLACE_BENCH_SRCS) $(RKMD_CUDA_OBJS) \
+		$(RKMD_LINK) $(RKMD_CUDA_LIBS)
+
+# its smoke run with the cpu backend, a unit test (correctness only)
+UNIT_TESTS += $(TOP)/tests/unit/place_bench.sh
+$(TOP)/tests/unit/place_bench.sh: $(PLACE_BENCH)
+
+# one stripped file to carry to the GPU host
+PLACE_BENCH_CARRY := $(BUILD)/rkm-place-bench
+$(PLACE_BENCH_CARRY): $(PLACE_BENCH)
+	$(Q_GEN)strip -o $@ $<
+
+PLACE_BENCH_OUT = $(TOP)/bench/results/place-$(shell date -u +%Y-%m-%d)-$(RING_BENCH_HOST).txt
+PLACE_BENCH_ARGS ?=
+
+.PHONY: bench-place bench-place-bin
+bench-place-bin: $(PLACE_BENCH_CARRY)
+bench-place: $(PLACE_BENCH)
+	@mkdir -p $(TOP)/bench/results
+	@{ echo "# make bench-place: $(PLACE_BENCH) $(PLACE_BENCH_ARGS)"; \
+	   echo "# date: $$(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: $$(hostname -s)"; \
+	   echo "# cpu: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $$(nproc) online"; \
+	   echo "# load average at start (other tenants): $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	   $(PLACE_BENCH) $(PLACE_BENCH_ARGS); } 2>&1 | tee $(PLACE_BENCH_OUT)
+	@echo "saved $(PLACE_BENCH_OUT)"

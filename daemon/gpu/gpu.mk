@@ -65,8 +65,9 @@ $(RKG_MULTI:%=$(RKG_OBJ)/%.o): $(RKG_OBJ)/%.o: $(RKG_DIR)/%.c $(RKG_HDRS) \
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(HOST_CFLAGS) -I$(TOP)/daemon -c -o $@ $<
 
-# raidkmd (daemon/daemon.mk) links $(RKMD_CUDA_OBJS) $(RKMD_CUDA_LIBS)
-$(BUILD)/bin/raidkmd: $(RKMD_CUDA_OBJS)
+# raidkmd and rkm-place-bench (daemon/daemon.mk) link $(RKMD_CUDA_OBJS)
+# $(RKMD_CUDA_LIBS)
+$(BUILD)/bin/raidkmd $(BUILD)/bin/rkm-place-bench: $(RKMD_CUDA_OBJS)
 
 # the test and the benchmark carry their own copies of the daemon's log
 # and CPU backend objects (the bench compares against the CPU backend)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel-only glue of the codec: the module parameters under
- * /sys/module/raidkm/parameters/.  codec_impl (read-only) names the
- * implementation rkm_codec_init() chose.  codec_decode_form and codec_pq
- * name the choices it measured (the form of m = 2-style decodes, the 2^j
- * row of P+Q); root may write another name to force one, for tests.
+ * /sys/module/raidkm/parameters/.  codec_impl names the implementation
+ * rkm_codec_init() chose, codec_decode_form and codec_pq the choices it
+ * measured (the form of m = 2-style decodes, the 2^j row of P+Q); root
+ * may write another name to any of them to force it, for tests (an
+ * implementation after its known-answer check and self-test, as
+ * rkm_codec_use() does; at run time only, not at load).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -17,12 +19,26 @@ static int rkm_codec_impl_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%s\n", rkm_codec_impl());
 }
 
+/* A name of rkm_codec_impl_name()'s, usable here: switch to it */
+static int rkm_codec_impl_set(const char *val, const struct kernel_param *kp)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; (name = rkm_codec_impl_name(i)); i++)
+		if (sysfs_streq(val, name))
+			return rkm_codec_use(name) ? -EINVAL : 0;
+	return -EINVAL;
+}
+
 static const struct kernel_param_ops rkm_codec_impl_ops = {
 	.get = rkm_codec_impl_get,
+	.set = rkm_codec_impl_set,
 };
 
-module_param_cb(codec_impl, &rkm_codec_impl_ops, NULL, 0444);
-MODULE_PARM_DESC(codec_impl, "codec implementation in use (read-only)");
+module_param_cb(codec_impl, &rkm_codec_impl_ops, NULL, 0644);
+MODULE_PARM_DESC(codec_impl,
+		 "codec implementation in use: the fastest that passes its checks at load; write another usable one to force it (tests)");
 
 static int rkm_decode_form_get(char *buf, const struct kernel_param *kp)
 {
