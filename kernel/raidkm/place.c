@@ -9,8 +9,11 @@
  *
  * (ps terms divided by 1000.)  The lower one wins, ties go to the CPU;
  * a side not measured yet for the class is tried first, one job in
- * RKM_PLACE_EXPLORE and any class whose other side is older than
- * RKM_PLACE_STALE_NS go to the side not chosen.  The daemon's estimates
+ * RKM_PLACE_EXPLORE goes to the side not chosen while that side is
+ * expected within RKM_PLACE_EXPLORE_RANGE times the chosen one's cost,
+ * and one job of a class whose other side is older than
+ * RKM_PLACE_STALE_NS, however slow (so a far slower side costs one job
+ * per period, not one in 64: a 4 KiB update's p99 stays the CPU's).  The daemon's estimates
  * rise fast (half-way to each slower sample) and fall slowly (an eighth),
  * so a daemon that slows down loses its jobs within a few completions.
  */
@@ -164,6 +167,12 @@ static int rkm_place_stale(struct rkm_place_cell *c, int side, rkm_u64 now)
 	return 1;
 }
 
+/* Is @other_ns close enough to @best_ns to be worth an explore draw? */
+static int rkm_place_near(rkm_u64 best_ns, rkm_u64 other_ns)
+{
+	return other_ns <= best_ns * RKM_PLACE_EXPLORE_RANGE;
+}
+
 static int rkm_place_auto(struct rkm_place_cell *c,
 			  const struct rkm_place_job *job,
 			  const struct rkm_place_load *load, rkm_u32 draw,
@@ -185,7 +194,9 @@ static int rkm_place_auto(struct rkm_place_cell *c,
 		*why = RKM_PLACE_WHY_STALE;
 		return other;
 	}
-	if (draw % RKM_PLACE_EXPLORE == 0) {
+	if (draw % RKM_PLACE_EXPLORE == 0 &&
+	    rkm_place_near(side == RKM_PLACE_TO_CPU ? cpu : dmn,
+			   side == RKM_PLACE_TO_CPU ? dmn : cpu)) {
 		*why = RKM_PLACE_WHY_EXPLORE;
 		return other;
 	}

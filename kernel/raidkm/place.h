@@ -45,8 +45,13 @@ enum rkm_place_side {
 	RKM_PLACE_NSIDES
 };
 
-/* One job in this many of a class goes to the side not chosen. */
+/*
+ * One job in this many of a class goes to the side not chosen, while
+ * that side is expected within RKM_PLACE_EXPLORE_RANGE times the cost of
+ * the chosen one (farther: only when its estimate is stale).
+ */
 #define RKM_PLACE_EXPLORE	64
+#define RKM_PLACE_EXPLORE_RANGE	8
 /* A side whose estimate of a class is older than this is tried again. */
 #define RKM_PLACE_STALE_NS	(500ull * 1000 * 1000)
 /* A failed daemon job: its class's latency becomes at least this. */

@@ -7,8 +7,11 @@
  * (50 GB/s, 20 ps per byte), a ring round trip of 25 us, a GPU that
  * streams big jobs at 100 GB/s.
  *
- *   place_small_waited   a waited 4 KiB delta goes to the CPU, but one
- *                        in RKM_PLACE_EXPLORE to the daemon
+ *   place_small_waited   a waited 4 KiB delta goes to the CPU; a daemon
+ *                        60 times slower gets no explore draw, only
+ *                        the stale probe; one within
+ *                        RKM_PLACE_EXPLORE_RANGE gets one in
+ *                        RKM_PLACE_EXPLORE
  *   place_large_decode   an 8+3 decode of 1 MiB chunks with a fast daemon
  *                        goes to the daemon
  *   place_slow_daemon    a daemon that becomes slower than the CPU loses
@@ -104,7 +107,26 @@ static void test_small_waited(void)
 		explored += why == RKM_PLACE_WHY_EXPLORE &&
 			    side == RKM_PLACE_TO_DAEMON;
 	}
-	CHECK(cpu == 63 * 100);
+	/* the daemon's round trip is 60 times the CPU's cost: no explore draw */
+	CHECK(cpu == 64 * 100);
+	CHECK(explored == 0);
+	/* ... only the stale probe, one per RKM_PLACE_STALE_NS */
+	now += 2 * RKM_PLACE_STALE_NS;
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DELTA, b, 1, &idle, 1,
+		     &why) == RKM_PLACE_TO_DAEMON);
+	CHECK(why == RKM_PLACE_WHY_STALE);
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DELTA, b, 1, &idle,
+		     RKM_PLACE_EXPLORE, &why) == RKM_PLACE_TO_CPU);
+	CHECK(why == RKM_PLACE_WHY_COST);
+	/* a daemon within RKM_PLACE_EXPLORE_RANGE is explored one in 64 */
+	daemon_job(&e, RKM_PLACE_DELTA, b, b * 20 / 1000 * 4);
+	for (i = 0; i < 100; i++)
+		daemon_job(&e, RKM_PLACE_DELTA, b, b * 20 / 1000 * 4);
+	explored = 0;
+	for (i = 0; i < 64 * 100; i++)
+		explored += decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DELTA, b, 1,
+				   &idle, i + 1, &why) == RKM_PLACE_TO_DAEMON &&
+			    why == RKM_PLACE_WHY_EXPLORE;
 	CHECK(explored == 100);
 	/* a plain 4 KiB 4+2 encode too */
 	b = rkm_place_bytes(RKM_PLACE_ENCODE, 4, 2, 0, 4096);
