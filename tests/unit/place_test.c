@@ -17,8 +17,9 @@
  *   place_slow_daemon    a daemon that becomes slower than the CPU loses
  *                        the class within a bounded number of jobs, also
  *                        with jobs in flight; a mild slow-down too
- *   place_failing_daemon one failed job moves the class to the CPU; it is
- *                        explored again later
+ *   place_failing_daemon one failed job moves the class to the CPU; far
+ *                        behind, it gets only the stale probe, then
+ *                        good completions win the class back
  *   place_late_daemon    an entry out longer than expected counts as a
  *                        slow sample; behind a deep queue it is expected
  *   place_stale          a side whose estimate is old gets one job
@@ -220,7 +221,7 @@ static void test_failing_daemon(void)
 {
 	struct rkm_place_est e;
 	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DECODE, 8, 3, 0, MIB);
-	int why;
+	int why, i;
 
 	begin("place_failing_daemon");
 	fresh(&e);
@@ -233,12 +234,20 @@ static void test_failing_daemon(void)
 		     &why) == RKM_PLACE_TO_CPU);
 	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 0, &idle, 1,
 		     &why) == RKM_PLACE_TO_CPU);
-	/* explored now and then; good completions win the class back */
+	/*
+	 * 2 ms now against the CPU's 0.2: beyond RKM_PLACE_EXPLORE_RANGE, no
+	 * explore draw, only the stale probe; good completions then win the
+	 * class back
+	 */
 	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle,
-		     RKM_PLACE_EXPLORE, &why) == RKM_PLACE_TO_DAEMON);
-	CHECK(why == RKM_PLACE_WHY_EXPLORE);
-	while (decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
-		      &why) == RKM_PLACE_TO_CPU && why != RKM_PLACE_WHY_STALE)
+		     RKM_PLACE_EXPLORE, &why) == RKM_PLACE_TO_CPU);
+	now += 2 * RKM_PLACE_STALE_NS;
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
+		     &why) == RKM_PLACE_TO_DAEMON);
+	CHECK(why == RKM_PLACE_WHY_STALE);
+	for (i = 0; i < 1000 && decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE,
+				       b, 1, &idle, 1, &why) ==
+				RKM_PLACE_TO_CPU; i++)
 		daemon_job(&e, RKM_PLACE_DECODE, b, gpu_ns(b));
 	CHECK(why == RKM_PLACE_WHY_COST);
 	/* other classes and ops are not affected */
