@@ -67,27 +67,34 @@ writer() {
 
 echo 4 > $S/km/wide_read_min_rows
 echo 100 > $P/wide_race_delay_ms || fail "no wide_race_delay_ms hook"
-echo 0 > /tmp/cur
-writer &
-wpid=$!
-round=0
-while [ $round -lt 3 ]; do
-	s=0
-	while [ $s -lt $stripes ]; do
-		d=$(lost_chunk $s)
-		if [ $d -ge 0 ]; then
-			echo $s > /tmp/cur.new && mv /tmp/cur.new /tmp/cur
-			i=$((s * K + d))
-			got=$(chunk_sum /dev/md0 $i direct)
-			want=$(chunk_sum /tmp/img $i)
-			[ "$got" = "$want" ] || { touch /tmp/stop; fail "stripe $s: lost chunk $d read wrong during writes"; }
-		fi
-		s=$((s + 1))
+# race ROUNDS WHAT: the writer in the background while the reader reads
+# member 0's data chunk of every chunk stripe ROUNDS times; each read
+# must return the image's data (WHAT names the read in the failure)
+race() {
+	echo 0 > /tmp/cur
+	rm -f /tmp/stop
+	writer &
+	wpid=$!
+	round=0
+	while [ $round -lt $1 ]; do
+		s=0
+		while [ $s -lt $stripes ]; do
+			d=$(lost_chunk $s)
+			if [ $d -ge 0 ]; then
+				echo $s > /tmp/cur.new && mv /tmp/cur.new /tmp/cur
+				i=$((s * K + d))
+				got=$(chunk_sum /dev/md0 $i direct)
+				want=$(chunk_sum /tmp/img $i)
+				[ "$got" = "$want" ] || { touch /tmp/stop; fail "stripe $s: $2 of chunk $d wrong during writes"; }
+			fi
+			s=$((s + 1))
+		done
+		round=$((round + 1))
 	done
-	round=$((round + 1))
-done
-touch /tmp/stop
-wait $wpid || fail "writer failed"
+	touch /tmp/stop
+	wait $wpid || fail "writer failed"
+}
+race 3 "wide read of lost"
 echo 0 > $P/wide_race_delay_ms
 cat $S/km/wide_read_fallbacks
 races=$(awk '$1 == "write_race" { print $2 }' $S/km/wide_read_fallbacks)
@@ -123,23 +130,7 @@ V=$S/km/read_verify
 v0=$(cat ${V}_reads) mm0=$(cat ${V}_mismatches) f0=$(cat ${V}_failed)
 rt0=$(cat ${V}_retried) c0=$(cat ${V}_corrected)
 echo 100 > $P/wide_race_delay_ms
-rm -f /tmp/stop
-writer &
-wpid=$!
-s=0
-while [ $s -lt $stripes ]; do
-	d=$(lost_chunk $s)
-	if [ $d -ge 0 ]; then
-		echo $s > /tmp/cur.new && mv /tmp/cur.new /tmp/cur
-		i=$((s * K + d))
-		got=$(chunk_sum /dev/md0 $i direct)
-		want=$(chunk_sum /tmp/img $i)
-		[ "$got" = "$want" ] || { touch /tmp/stop; fail "stripe $s: verified read of chunk $d wrong during writes"; }
-	fi
-	s=$((s + 1))
-done
-touch /tmp/stop
-wait $wpid || fail "writer failed"
+race 1 "verified read"
 echo 0 > $P/wide_race_delay_ms
 for c in reads mismatches corrected failed unverified raced retried; do
 	echo "read_verify_$c $(cat ${V}_$c)"
