@@ -102,13 +102,16 @@ RING_BENCH_HOST ?= $(shell hostname -s)
 RING_BENCH_OUT = $(TOP)/bench/results/ring-$(shell date -u +%Y-%m-%d)-$(RING_BENCH_HOST).txt
 RING_BENCH_ARGS ?=
 
+# the lines on the host that every saved bench output starts with
+BENCH_HOST_LINES = echo "\# date: $$(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: $$(hostname -s)"; \
+	echo "\# cpu: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $$(nproc) online"; \
+	echo "\# load average at start (other tenants): $$(cut -d' ' -f1-3 /proc/loadavg)"
+
 .PHONY: bench-ring
 bench-ring: $(RKMD_BENCH)
 	@mkdir -p $(TOP)/bench/results
 	@{ echo "# make bench-ring: $(RKMD_BENCH) $(RING_BENCH_ARGS)"; \
-	   echo "# date: $$(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: $$(hostname -s)"; \
-	   echo "# cpu: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $$(nproc) online"; \
-	   echo "# load average at start (other tenants): $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	   $(BENCH_HOST_LINES); \
 	   $(RKMD_BENCH) $(RING_BENCH_ARGS); } 2>&1 | tee $(RING_BENCH_OUT)
 	@echo "saved $(RING_BENCH_OUT)"
 
@@ -147,8 +150,6 @@ bench-place-bin: $(PLACE_BENCH_CARRY)
 bench-place: $(PLACE_BENCH)
 	@mkdir -p $(TOP)/bench/results
 	@{ echo "# make bench-place: $(PLACE_BENCH) $(PLACE_BENCH_ARGS)"; \
-	   echo "# date: $$(date -u '+%Y-%m-%d %H:%M:%S UTC')  host: $$(hostname -s)"; \
-	   echo "# cpu: $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $$(nproc) online"; \
-	   echo "# load average at start (other tenants): $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	   $(BENCH_HOST_LINES); \
 	   $(PLACE_BENCH) $(PLACE_BENCH_ARGS); } 2>&1 | tee $(PLACE_BENCH_OUT)
 	@echo "saved $(PLACE_BENCH_OUT)"
