@@ -97,22 +97,27 @@ measured() {
 	est $op
 }
 
+# under_auto OP WHAT FIO-ARGS...: both sides of OP measured on the first
+# 32 MiB, then the next 64 MiB under auto, where the daemon must get
+# most of OP's bytes
+under_auto() {
+	op=$1 what=$2
+	shift 2
+	measured $op $FIO --name=w0 --rw=write --size=32M --offset=0 "$@"
+	snap $op
+	$FIO --name=w --rw=write --size=64M --offset=64M "$@"
+	est $op
+	mostly_daemon $op "$what"
+}
+
 note "full-stripe writes"
-measured encode $FIO --name=w0 --rw=write --size=32M --offset=0
-snap encode
-$FIO --name=w --rw=write --size=64M --offset=64M
-est encode
-mostly_daemon encode "writes"
+under_auto encode "writes"
 
 note "degraded reads, $OUT members out"
 for i in $(seq 0 $((OUT - 1))); do
 	check mdadm_km /dev/md0 --fail /dev/ram$i
 done
-measured decode $FIO --name=w0 --rw=write --size=32M --offset=0 --verify_only
-snap decode
-$FIO --name=w --rw=write --size=64M --offset=64M --verify_only
-est decode
-mostly_daemon decode "degraded reads"
+under_auto decode "degraded reads" --verify_only
 
 note "rebuild of $OUT members"
 for i in $(seq 0 $((OUT - 1))); do
