@@ -583,19 +583,28 @@ enum rkm_fin {
  * those very bytes (verify.c), job after job; fill in CHECK answers.
  * Returns how many jobs stand.  On a mismatch at job j the daemon is
  * dropped and fenced; job j already holds the CPU's result (CHECK: is
- * re-run) and jobs after it are left for the CPU.  ctl_mutex held.
+ * re-run) and jobs after it are left for the CPU; @full_ns gets the time
+ * spent in full checks.  ctl_mutex held.
  */
-static u32 slot_commit(struct rkm_slot *s, u64 bitmap)
+static u32 slot_commit(struct rkm_slot *s, u64 bitmap, u64 *full_ns)
 {
 	enum rkm_verify_scope scope;
 	struct rkm_job *job;
+	bool same;
+	u64 t0;
 	u32 j;
 
+	*full_ns = 0;
 	for (j = 0; j < s->njobs; j++) {
 		job = s->job[j];
 		job->result = s->op == RAIDKM_OP_CHECK ?
 			      (int)((bitmap >> j) & 1) : 0;
-		if (rkm_verify_commit(s->op, job, s->out[j], s->sset, &scope))
+		t0 = ktime_get_ns();
+		same = rkm_verify_commit(s->op, job, s->out[j], s->sset,
+					 &scope);
+		if (scope == RKM_VERIFY_FULL)
+			*full_ns += ktime_get_ns() - t0;
+		if (same)
 			continue;
 		rkm_stat_job(job, RAIDKM_STAT_VERIFY_MISMATCHES, 1);
 		pr_err("raidkm: daemon pid %d (%s) returned a wrong result (%s: op %u, k+m %d, %u bytes); CPU result used\n",
@@ -622,6 +631,7 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 	struct rkm_job *jobs[RKM_BATCH];
 	unsigned long flags;
 	u32 j, n = s->njobs, good = 0, fixed = 0;
+	u64 full_ns;
 
 	/* A fault on the way (a mismatch) makes the rest untrusted. */
 	if (how == RKM_FIN_DAEMON && READ_ONCE(d.state) == RKM_DS_DEAD)
@@ -633,14 +643,20 @@ static void finish_slot(u32 id, enum rkm_fin how, s32 status, u64 bitmap)
 	 */
 	if (how == RKM_FIN_DAEMON && !status) {
 		rkm_hist_latency(ktime_get_ns() - s->posted_ns);
-		good = slot_commit(s, bitmap);
+		good = slot_commit(s, bitmap, &full_ns);
 		fixed = good < n ? good + 1 : n;
+		/*
+		 * The placement's sample: the entry's time less the full
+		 * checks' (a CPU recompute of the job: the fresh window and
+		 * the sample), which would make every new daemon look no
+		 * faster than the CPU until its first verify_fresh_jobs.
+		 */
 		if (good < n)
 			how = RKM_FIN_RERUN;
 		else
 			rkm_place_daemon_entry(s->pop, s->pbytes, n, s->ahead,
-					       ktime_get_ns() - s->opened_ns,
-					       false);
+					       ktime_get_ns() - s->opened_ns -
+					       full_ns, false);
 	} else if (how == RKM_FIN_DAEMON) {
 		rkm_place_daemon_entry(s->pop, s->pbytes, n, s->ahead, 0, true);
 	}
