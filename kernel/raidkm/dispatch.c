@@ -591,7 +591,7 @@ static u32 slot_commit(struct rkm_slot *s, u64 bitmap, u64 *full_ns)
 	enum rkm_verify_scope scope;
 	struct rkm_job *job;
 	bool same;
-	u64 t0;
+	u64 ns;
 	u32 j;
 
 	*full_ns = 0;
@@ -599,11 +599,10 @@ static u32 slot_commit(struct rkm_slot *s, u64 bitmap, u64 *full_ns)
 		job = s->job[j];
 		job->result = s->op == RAIDKM_OP_CHECK ?
 			      (int)((bitmap >> j) & 1) : 0;
-		t0 = ktime_get_ns();
 		same = rkm_verify_commit(s->op, job, s->out[j], s->sset,
-					 &scope);
+					 &scope, &ns);
 		if (scope == RKM_VERIFY_FULL)
-			*full_ns += ktime_get_ns() - t0;
+			*full_ns += ns;
 		if (same)
 			continue;
 		rkm_stat_job(job, RAIDKM_STAT_VERIFY_MISMATCHES, 1);

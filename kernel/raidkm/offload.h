@@ -130,12 +130,13 @@ void rkm_verify_attach(void);
  * CHECK; DECODE: the chunks of @sset staged in ascending order, of which
  * only the job's wanted ones are taken) into the job's own pages and
  * check those copied bytes against
- * the CPU codec; *scope says how much was compared, chosen now.  Returns
+ * the CPU codec; *scope says how much was compared, chosen now, and *ns
+ * how long the copy and check took (for RKM_VERIFY_NONE: 0).  Returns
  * true when they agree.  On false the outputs already hold the CPU's
  * result (CHECK: ->result is not fixed: re-run the job).
  */
 bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
-		       u64 sset, enum rkm_verify_scope *scope);
+		       u64 sset, enum rkm_verify_scope *scope, u64 *ns);
 const char *rkm_verify_scope_name(enum rkm_verify_scope scope);
 /* Checks of @scope made since load and the nanoseconds they took */
 void rkm_verify_counts(enum rkm_verify_scope scope, u64 *checks, u64 *ns);

@@ -13,9 +13,10 @@
  * expected within RKM_PLACE_EXPLORE_RANGE times the chosen one's cost,
  * and one job of a class whose other side is older than
  * RKM_PLACE_STALE_NS, however slow (so a far slower side costs one job
- * per period, not one in 64: a 4 KiB update's p99 stays the CPU's).  The daemon's estimates
- * rise fast (half-way to each slower sample) and fall slowly (an eighth),
- * so a daemon that slows down loses its jobs within a few completions.
+ * per period, not one in 64: a 4 KiB update's p99 stays the CPU's).
+ * The daemon's estimates rise fast (half-way to each slower sample) and
+ * fall slowly (an eighth), so a daemon that slows down loses its jobs
+ * within a few completions.
  */
 #include "place.h"
 

@@ -296,7 +296,7 @@ static bool spot_check(u8 op, struct rkm_job *job, const u8 *staged,
 }
 
 bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
-		       u64 sset, enum rkm_verify_scope *scope)
+		       u64 sset, enum rkm_verify_scope *scope, u64 *ns)
 {
 	u32 len = job->len;
 	bool same = true;
@@ -305,6 +305,7 @@ bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
 
 	mutex_lock(&verify_lock);
 	*scope = pick_scope();
+	*ns = 0;
 	t0 = ktime_get_ns();
 	switch (*scope) {
 	case RKM_VERIFY_NONE:
@@ -320,7 +321,8 @@ bool rkm_verify_commit(u8 op, struct rkm_job *job, const u8 *staged,
 		break;
 	}
 	atomic64_inc(&nchecks[*scope]);
-	atomic64_add(ktime_get_ns() - t0, &nsecs[*scope]);
+	*ns = ktime_get_ns() - t0;
+	atomic64_add(*ns, &nsecs[*scope]);
 	mutex_unlock(&verify_lock);
 	if (op != RAIDKM_OP_CHECK)
 		return same;
