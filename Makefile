@@ -131,11 +131,13 @@ $(BUILD)/tests/test-index: $(TOP)/tests/test-index.sh
 user: $(USER_BINS) $(UNIT_TESTS)
 
 # ---- tests ------------------------------------------------------------------
-# the Debian packages (tools/deb/deb.mk) are built and tested too
+# the Debian packages (tools/deb/deb.mk) are built and tested too, their
+# tests first: the longest (DKMS builds, an installed system's boots) start
+# while the short ones fill the other core
 # (each kernel runs its share of the scenarios' sweeps; check-full runs
 # every sweep whole on every kernel)
 check: check-build
-	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS) $(DEB_TESTS)" \
+	@$(TOP)/tests/run-tests.sh --unit "$(DEB_TESTS) $(UNIT_TESTS)" \
 		--kernels "$(CHECK_KVERS)" --lanes $(CHECK_LANES) \
 		--guest "$(GUEST_SCENARIOS)" $(CHECK_FULL)
 
@@ -152,7 +154,7 @@ check-full:
 check-unit: $(UNIT_TESTS)
 	@$(TOP)/tests/run-tests.sh --unit "$(UNIT_TESTS)"
 
-check-guest: all $(VM_IMAGE)
+check-guest: all $(VM_IMAGE) $(VM_KERNEL)
 	@$(TOP)/tests/run-tests.sh --kernels "$(KVER)" \
 		--guest "$(or $(T),$(GUEST_SCENARIOS))"
 
@@ -164,13 +166,13 @@ DEMO_LOG  := $(BUILD)/demo-build.log
 DEMO_SHOW := ^  (LD \[M\]  .*raidkm\.ko|MAKE    mdadm|LD      build/bin/raidkmd|IMAGE )
 demo: kernel-check
 ifeq ($(V),1)
-	@$(MAKE) --no-print-directory all $(VM_IMAGE)
+	@$(MAKE) --no-print-directory all $(VM_IMAGE) $(VM_KERNEL)
 else
 	@mkdir -p $(BUILD)
 	@echo "  BUILD   raidkm.ko ($(KVER)), mdadm with km, raidkmd, tools, guest image"
 	@echo "          (every step in build/demo-build.log; the first time takes minutes)"
 	@t0=$$(date +%s); \
-	{ $(MAKE) --no-print-directory $(BUILD_JOBS) all $(VM_IMAGE); echo $$? >$(DEMO_LOG).rc; } 2>&1 | \
+	{ $(MAKE) --no-print-directory $(BUILD_JOBS) all $(VM_IMAGE) $(VM_KERNEL); echo $$? >$(DEMO_LOG).rc; } 2>&1 | \
 		tee $(DEMO_LOG) | sed -unE 's|$(TOP)/||; \%$(DEMO_SHOW)%p'; \
 	if [ "$$(cat $(DEMO_LOG).rc)" != 0 ]; then \
 		tail -n 40 $(DEMO_LOG) >&2; \

@@ -86,7 +86,8 @@ unit_report() {	# report the ended tests that come next in the list
 		out=$tmp/u.$unit_next
 		echo "=== unit: ${t#"$top"/}"
 		# keep the log short on success, whole on failure
-		if [ "$rc" -eq 0 ]; then grep -E '^(PASS|FAIL) ' "$out"; else cat "$out"; fi
+		if [ "$rc" -eq 0 ]; then grep -E '^(PASS|FAIL|RETRY) ' "$out"; else cat "$out"; fi
+		retried=$((retried + $(grep -c '^RETRY ' "$out")))
 		tally "unit/$(basename "$t")" "$rc"
 		echo "    ($secs s)"
 		unit_next=$((unit_next + 1))

@@ -30,11 +30,14 @@ for a in $("$bb" --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 
-# copy a program and the libraries it links to, keeping their paths
+# copy a program and the libraries it links to, keeping their paths;
+# our own programs lose their debugging sections (raidkmd's are most of
+# its 12 MB): every boot unpacks the image, emulated
 copy_prog() {
 	local src=$1 dst=$2 lib
 	mkdir -p "$root/${dst%/*}"
 	cp -L "$src" "$root/$dst"
+	strip --strip-debug "$root/$dst" 2>/dev/null || true
 	for lib in $(ldd "$src" 2>/dev/null | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
 		[ -e "$root$lib" ] && continue
 		mkdir -p "$root/${lib%/*}"
@@ -109,6 +112,8 @@ for f in modules.order modules.builtin modules.builtin.modinfo; do
 done
 mkdir -p "$root$moddir/extra"
 cp "$ko" "$root$moddir/extra/"
+# without its DWARF (20 MB of 21); its symbols stay for oopses
+strip --strip-debug "$root$moddir/extra/${ko##*/}"
 depmod -b "$root" "$kver"
 
 # init, the scenario library, a little configuration

@@ -3,6 +3,7 @@
 
 MDADM_BIN ?= $(BUILD)/mdadm/mdadm
 VM_IMAGE  := $(BUILD)/vm/$(KVER)/base.cpio
+VM_KERNEL := $(BUILD)/vm/$(KVER)/vmlinux
 GUEST_SCENARIOS ?= $(sort $(wildcard $(TOP)/tests/guest/*.sh))
 
 # one image per kernel, each from that kernel's module (module-KVER in
@@ -13,7 +14,15 @@ VM_IMAGES_BUILD := $(foreach k,$(KVERS_BUILD),$(BUILD)/vm/$(k)/base.cpio)
 vm-image: $(VM_IMAGE)
 
 # the guest image of every kernel "make check" tests
-vm-images: $(foreach k,$(CHECK_KVERS),$(BUILD)/vm/$(k)/base.cpio)
+vm-images: $(foreach k,$(CHECK_KVERS),$(BUILD)/vm/$(k)/base.cpio $(BUILD)/vm/$(k)/vmlinux)
+vm-image: $(VM_KERNEL)
+
+# the kernel's ELF image, unpacked from its bzImage once here rather than
+# by its own decompressor, emulated, at every boot (run-scenario.sh boots
+# it when it is there; tools/vm/unpack-kernel.sh)
+$(BUILD)/vm/%/vmlinux: /boot/vmlinuz-%
+	@mkdir -p $(@D)
+	$(Q_GEN)$(TOP)/tools/vm/unpack-kernel.sh $< $@ || true
 
 # Rebuilt on every call (a few seconds): raidkm.ko comes from a recursive
 # kbuild run, so make cannot see whether it changed.
