@@ -14,12 +14,13 @@
 # j % N == I, so that each check runs every item once and every scenario
 # on every kernel; --full runs every item on every kernel.
 #
-# --lanes N runs the suites of up to N kernels at the same time, each in
-# its own lane (one guest at a time per lane).  An emulated guest keeps
-# about one host core busy even with two vCPUs, so on a two-core host two
-# lanes finish both kernels' suites in about 60% of the time of one lane
-# (Documentation/testing.rst has the measurement).  The first lane's
-# output streams as it comes; the others' follow, whole, in kernel order.
+# --lanes N runs up to N guests at the same time.  Each scenario on each
+# kernel is one job; free lanes take the jobs in list order, a scenario's
+# kernels next to each other, so both kernels' suites end together.  An
+# emulated guest keeps about one host core busy even with two vCPUs, so
+# on a two-core host two lanes finish both kernels' suites in about 60%
+# of the time of one (Documentation/testing.rst has the measurement).
+# Each job's output is shown whole when it ends.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,84 +105,76 @@ wait
 unit_report
 out=$tmp/out
 
-# guest_suite KVER|default SHARE: every scenario on one kernel, one boot
-# at a time, with SHARE (I/N) of their sweeps, adding to
-# passed/failed/retried (out is the suite's own scratch file, so that
-# lanes do not share one)
-guest_suite() {
-	local k=$1 s runner rc kopt=() out=$tmp/out.$1
-	export RKM_SHARE=$2
-	[ "$k" = default ] || kopt=(--kernel "$k")
-	[ -n "$guest" ] && [ "$k" != default ] && echo "=== kernel $k (sweeps: share $2)"
-	for s in $guest; do
-		echo "=== guest: ${s#"$top"/}${kopt[1]:+ on $k}"
-		# a scenario with a "# runner: PATH" header (PATH from the top
-		# directory) is run by that program, which calls run-scenario.sh
-		# itself and may report several tests
-		runner=$(sed -n 's/^# runner: *\([^ ]*\).*/\1/p' "$s" | head -n 1)
-		"$top/${runner:-tools/vm/run-scenario.sh}" "${kopt[@]}" "$s" >"$out"
-		rc=$?
-		cat "$out"
-		retried=$((retried + $(grep -c '^RETRY ' "$out")))
-		tally "guest${kopt[1]:+-$k}/$(basename "$s" .sh)" $rc
-	done
-}
-
-# lane I KVER SHARE: one kernel's suite in the background, its output in
-# $tmp/lane.I and its counts in $tmp/lane.I.n
-lane() {
-	: >"$tmp/lane.$1"	# before tail opens it
-	(
-		# shellcheck disable=SC2030 # the lane's own counts, read back below
-		passed=0 failed=0 retried=0
-		guest_suite "$2" "$3"
-		echo "$passed $failed $retried" >"$tmp/lane.$1.n"
-	) >"$tmp/lane.$1" 2>&1 &
-	lane_pid[$1]=$!
-}
-
-# running: how many lanes have not ended
-running() {
-	local p n=0
-	for p in "${lane_pid[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done
-	echo $n
-}
-
+# The guest scenarios, every one on every kernel: one job per scenario
+# and kernel, taken in list order (the kernels' jobs of a scenario side by
+# side) by up to $lanes workers, each running one guest at a time; a job's
+# output goes to its own scratch file and is shown whole when it ends.
+# Whichever worker is free takes the next job, so the kernels' suites
+# end together whatever each one's share costs.
 # shellcheck disable=SC2086 # one word per kernel
 set -- ${kernels:-default}
 # share I: kernel I's share of the sweeps
 share() { [ $full = 1 ] && echo 0/1 || echo "$1/$(($# - 1))"; }
-if [ "$lanes" -eq 1 ] || [ $# -eq 1 ] || [ -z "$guest" ]; then
-	i=0
-	for k in "$@"; do guest_suite "$k" "$(share $i "$@")"; i=$((i + 1)); done
-else
-	lane_pid=() tail_pid=""
-	trap 'kill "${lane_pid[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+jobs_k=() jobs_sh=() jobs_s=()
+i=0
+for k in "$@"; do
+	sh=$(share $i "$@")
+	[ -n "$guest" ] && [ "$k" != default ] && echo "=== kernel $k (sweeps: share $sh)"
+	i=$((i + 1))
+done
+for s in $guest; do
 	i=0
 	for k in "$@"; do
-		# at most $lanes suites at once: wait for one to end
-		while [ "$(running)" -ge "$lanes" ]; do wait -n; done
-		lane $i "$k" "$(share $i "$@")"
-		if [ $i -eq 0 ]; then
-			tail -n +1 -f --pid="${lane_pid[0]}" "$tmp/lane.0" &
-			tail_pid=$!
-		fi
+		jobs_k+=("$k") jobs_sh+=("$(share $i "$@")") jobs_s+=("$s")
 		i=$((i + 1))
 	done
-	wait "${lane_pid[@]}"
-	wait "$tail_pid"
-	for ((j = 0; j < i; j++)); do
-		[ $j -gt 0 ] && cat "$tmp/lane.$j"
-		if [ -s "$tmp/lane.$j.n" ]; then
-			read -r p f r <"$tmp/lane.$j.n"
-		else
-			echo "FAIL guest lane $j: ended without its counts"
-			p=0 f=1 r=0
-		fi
-		# shellcheck disable=SC2031
-		passed=$((passed + p)) failed=$((failed + f)) retried=$((retried + r))
+done
+
+# guest_run J: job J in the background (its output in $tmp/g.J, its exit
+# status and seconds in $tmp/g.J.rc); a scenario with a "# runner: PATH"
+# header (PATH from the top directory) is run by that program, which
+# calls run-scenario.sh itself and may report several tests
+guest_run() {
+	local j=$1 k=${jobs_k[$1]} s=${jobs_s[$1]} runner kopt=() t0
+	[ "$k" = default ] || kopt=(--kernel "$k")
+	(
+		t0=$(date +%s)
+		echo "=== guest: ${s#"$top"/}${kopt[1]:+ on $k}"
+		runner=$(sed -n 's/^# runner: *\([^ ]*\).*/\1/p' "$s" | head -n 1)
+		RKM_SHARE=${jobs_sh[$j]} "$top/${runner:-tools/vm/run-scenario.sh}" "${kopt[@]}" "$s"
+		echo "$? $(($(date +%s) - t0))" >"$tmp/g.$j.tmp"
+		mv "$tmp/g.$j.tmp" "$tmp/g.$j.rc"
+	) >"$tmp/g.$j" 2>&1 &
+}
+# guest_report: show and count every job that has ended and was not shown
+guest_shown=()
+guest_report() {
+	local j rc secs k s
+	for ((j = 0; j < guest_next; j++)); do
+		[ -n "${guest_shown[j]:-}" ] && continue
+		[ -e "$tmp/g.$j.rc" ] || continue
+		guest_shown[j]=1
+		read -r rc secs <"$tmp/g.$j.rc"
+		k=${jobs_k[$j]} s=${jobs_s[$j]}
+		out=$tmp/g.$j
+		cat "$out"
+		retried=$((retried + $(grep -c '^RETRY ' "$out")))
+		if [ "$k" = default ]; then k=guest; else k=guest-$k; fi
+		tally "$k/$(basename "$s" .sh)" "$rc"
 	done
-fi
+}
+guest_next=0
+while [ $guest_next -lt ${#jobs_s[@]} ]; do
+	while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do
+		wait -n
+		guest_report
+	done
+	guest_run $guest_next
+	guest_next=$((guest_next + 1))
+done
+wait
+guest_report
+out=$tmp/out
 
 [ $retried -gt 0 ] &&
 	echo "note: $retried guest boot(s) crashed or hung before their scenario ran and were booted again (RETRY lines above)"
