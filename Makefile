@@ -137,7 +137,8 @@ user: $(USER_BINS) $(UNIT_TESTS)
 # (each kernel runs its share of the scenarios' sweeps; check-full runs
 # every sweep whole on every kernel)
 check: check-build
-	@$(TOP)/tests/run-tests.sh --unit "$(DEB_TESTS) $(UNIT_TESTS)" \
+	@RKM_BUILD_SECONDS=$$(cat $(BUILD)/check-build.seconds 2>/dev/null) \
+	$(TOP)/tests/run-tests.sh --unit "$(DEB_TESTS) $(UNIT_TESTS)" \
 		--kernels "$(CHECK_KVERS)" --lanes $(CHECK_LANES) \
 		--guest "$(GUEST_SCENARIOS)" $(CHECK_FULL)
 
@@ -146,7 +147,9 @@ check: check-build
 # one make so that nothing is built twice at once
 BUILD_JOBS ?= -j$(shell nproc)
 check-build:
-	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(UNIT_TESTS) vm-images deb
+	@t0=$$(date +%s); \
+	$(MAKE) --no-print-directory $(BUILD_JOBS) all $(UNIT_TESTS) vm-images deb && \
+	echo $$(($$(date +%s) - t0)) >$(BUILD)/check-build.seconds
 
 check-full:
 	@$(MAKE) --no-print-directory check CHECK_FULL=--full

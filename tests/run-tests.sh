@@ -78,6 +78,7 @@ unit_run() {	# I PROG: run unit test I in the background
 		mv "$tmp/u.$1.tmp" "$tmp/u.$1.rc"
 	) &
 }
+t_start=$(date +%s)
 unit_next=0
 unit_report() {	# report the ended tests that come next in the list
 	local rc secs t
@@ -90,6 +91,7 @@ unit_report() {	# report the ended tests that come next in the list
 		if [ "$rc" -eq 0 ]; then grep -E '^(PASS|FAIL|RETRY) ' "$out"; else cat "$out"; fi
 		retried=$((retried + $(grep -c '^RETRY ' "$out")))
 		tally "unit/$(basename "$t")" "$rc"
+		echo "$secs unit ${t#"$top"/}" >>"$tmp/times"
 		echo "    ($secs s)"
 		unit_next=$((unit_next + 1))
 	done
@@ -104,6 +106,7 @@ done
 wait
 unit_report
 out=$tmp/out
+t_unit=$(date +%s)
 
 # The guest scenarios, every one on every kernel: one job per scenario
 # and kernel, taken in list order (the kernels' jobs of a scenario side by
@@ -161,6 +164,7 @@ guest_report() {
 		retried=$((retried + $(grep -c '^RETRY ' "$out")))
 		if [ "$k" = default ]; then k=guest; else k=guest-$k; fi
 		tally "$k/$(basename "$s" .sh)" "$rc"
+		echo "$secs $k ${s#"$top"/}" >>"$tmp/times"
 	done
 }
 guest_next=0
@@ -176,6 +180,13 @@ wait
 guest_report
 out=$tmp/out
 
+# where the time went (the CI log's tail shows this): each phase's
+# seconds and the slowest tests, a unit or a scenario on one kernel
+t_end=$(date +%s)
+if [ -s "$tmp/times" ]; then
+	echo "time: ${RKM_BUILD_SECONDS:+$RKM_BUILD_SECONDS s build (make check-build), }$((t_unit - t_start)) s unit and package tests, $((t_end - t_unit)) s guest scenarios ($lanes lanes); the slowest:"
+	sort -rn "$tmp/times" | head -n 12 | awk '{ printf "    %5d s  %s %s\n", $1, $2, $3 }'
+fi
 [ $retried -gt 0 ] &&
 	echo "note: $retried guest boot(s) crashed or hung before their scenario ran and were booted again (RETRY lines above)"
 echo "$passed passed, $failed failed"
