@@ -48,9 +48,11 @@ install() {
 # the real mke2fs/e2fsck (e2fsprogs) and losetup (mount) in the image;
 # both are Priority: required but not Essential, so a minimal system may
 # lack them.  The installed-system boot test (tests/deb/installed-boot.sh)
-# builds its Debian root with mmdebstrap.
+# builds its Debian root with mmdebstrap.  xz-utils and zstd unpack the
+# kernels' bzImages for the guest boots (tools/vm/unpack-kernel.sh: 6.1
+# is xz, 6.12 zstd).
 PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.1
-	build-essential bc kmod cpio xz-utils dpkg-dev pkg-config
+	build-essential bc kmod cpio xz-utils zstd dpkg-dev pkg-config
 	qemu-system-x86 busybox-static fio dmsetup e2fsprogs mount
 	libnl-3-dev libnl-genl-3-dev libisal-dev libudev-dev nasm
 	debhelper dh-dkms dkms quilt lintian groff-base po-debconf
