@@ -35,7 +35,9 @@ debdir=${1:-$top/build/deb}
 work=${RKM_INSTALLED_DIR:-$top/build/installed-boot}
 root=$work/root
 boot_timeout=420
-bad_kernel='^\[ *[0-9]+\.[0-9]+\].*(WARNING:|BUG:|Oops|Call Trace|general protection fault|Kernel panic|blocked for more than)'
+# bad_kernel: a kernel line that fails a boot, as for every guest
+# shellcheck source=tools/vm/boot-watch.sh
+. "$top/tools/vm/boot-watch.sh"
 
 t0=$(date +%s)
 step_start=$t0
@@ -142,30 +144,15 @@ done
 lap
 echo "PASS installed-boot/image: root.img and 5 member disks ($took)"
 
-# boot_hung LOG: the guest's kernel hung or crashed before it ran the
-# initramfs' /init (Debian's kernel alone under TCG: 6.1 stopping at 5 s,
-# 6.12's "Oops: int3" in its own text patching), before any of the
-# root's code or raidkm ran
-boot_hung() {
-	grep -q "Run /init as init process" "$1" && return 1
-	grep -q "RKM-BOOT-HUNG" "$1" || grep -Eq "$bad_kernel" "$1"
-}
-# boot N: one boot; its console is $work/bootN.log.  A boot whose kernel
-# hung or crashed before /init is booted again, twice at most, with a
-# RETRY line (the members are untouched: nothing ran)
+# boot N: one boot; its console is $work/bootN.log (run-installed.sh
+# boots again, with a RETRY line, when the kernel hung or crashed before
+# /init: nothing had run, the members are untouched)
 boot() {
-	local n=$1 log=$work/boot$1.log rc try
-	for try in 1 2 3; do
-		rc=0
-		"$top/tools/vm/run-installed.sh" --timeout $boot_timeout --boot-limit 120 \
-			--append "rkm.phase=$n" \
-			"$work/root.img" "$kernel" "$work/initrd.img-$kver" "$log" \
-			"${disks[@]}" || rc=$?
-		[ $try -lt 3 ] && boot_hung "$log" || break
-		cp "$log" "$log.bootcrash$try"
-		echo "RETRY installed-boot/boot$n: guest kernel hung or crashed before /init (see $log.bootcrash$try)"
-		grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG" "$log" | sed 's/^/    /'
-	done
+	local n=$1 log=$work/boot$1.log rc=0
+	"$top/tools/vm/run-installed.sh" --timeout $boot_timeout --boot-limit 120 \
+		--append "rkm.phase=$n" \
+		"$work/root.img" "$kernel" "$work/initrd.img-$kver" "$log" \
+		"${disks[@]}" || rc=$?
 	if grep -Eq "$bad_kernel" "$log"; then
 		grep -E -m5 "$bad_kernel" "$log" | sed 's/^/    /'
 		stop boot$n "kernel warning (see $log)"

@@ -14,13 +14,17 @@
 #   --mem MIB    guest memory (default 1024)
 #   --smp N      guest CPUs (default 2)
 #   --show       stream the console to stdout as well
-#   --boot-limit S  end the guest when its kernel has not run the
-#                initramfs' /init within S seconds (default 120): Debian's
-#                kernel alone hanging while it boots under TCG, before any
-#                of the root's code ran; LOG then ends with RKM-BOOT-HUNG
+#   --boot-limit S  end a boot whose kernel has not run the initramfs'
+#                /init within S seconds (default 120)
+#
+# A boot whose kernel hangs (--boot-limit) or crashes before it runs the
+# initramfs' /init (Debian's kernel alone under TCG, now and then: none
+# of the root's code ran, the disks are untouched) is booted again, twice
+# at most, with a "RETRY" line on stdout; its console stays in
+# LOG.bootcrashN (tools/vm/boot-watch.sh).
 #
 # Exit status: QEMU's (0 when the guest powered off), 124 on the timeout,
-# 75 when the kernel hung while booting (--boot-limit).
+# 75 when the kernel hung before /init in all three boots.
 # RKM_QEMU is the QEMU command, as for run-scenario.sh.
 set -euo pipefail
 
@@ -56,32 +60,28 @@ cmd=("${qemu[@]}" -accel tcg -cpu max -smp "$smp" -m "$mem" -nodefaults
 	-display none -no-reboot -monitor none -serial stdio -nic none
 	-kernel "$kernel" -initrd "$initrd" "${drives[@]}"
 	-append "root=/dev/vda rw console=ttyS0 printk.time=1 panic=-1 oops=panic loglevel=7 mitigations=off tsc=reliable $append")
-# booted: the kernel has started the initramfs' /init
-booted() { grep -q "Run /init as init process" "$log" 2>/dev/null; }
-# watch PID: wait for the guest, ending it when it has not booted within
-# $boot_limit s (status 75)
-watch() {
-	local pid=$1 i=0 rc=0
-	while ! booted && kill -0 "$pid" 2>/dev/null; do
-		if [ $i -ge $((boot_limit * 2)) ]; then
-			kill "$pid" 2>/dev/null
-			wait "$pid"
-			echo "RKM-BOOT-HUNG: /init not run after $boot_limit s" >>"$log"
-			return 75
-		fi
-		i=$((i + 1))
-		sleep 0.5
-	done
-	wait "$pid" || rc=$?
+here=$(cd "$(dirname "$0")" && pwd)
+# bad_kernel, alive, boot_watch, boot_died
+# shellcheck source=tools/vm/boot-watch.sh
+. "$here/boot-watch.sh"
+booted='Run /init as init process'
+# boot_once: one boot, its console in $log, its status QEMU's (or 75)
+boot_once() {
+	local qpid rc=0
+	: >"$log"
+	timeout -k 5 "$t" "${cmd[@]}" </dev/null >>"$log" 2>&1 &
+	qpid=$!
+	[ $show = 1 ] && tail -n +1 -f --pid=$qpid "$log" &
+	boot_watch $qpid "$log" "$booted" "$boot_limit" || rc=$?
+	wait
 	return $rc
 }
-: >"$log"
-timeout -k 5 "$t" "${cmd[@]}" </dev/null >>"$log" 2>&1 &
-qpid=$!
-if [ $show = 1 ]; then
-	tail -n +1 -f --pid=$qpid "$log" &
-fi
-rc=0
-watch $qpid || rc=$?
-wait
+for try in 1 2 3; do
+	rc=0
+	boot_once || rc=$?
+	[ $try -lt 3 ] && boot_died "$log" "$booted" || break
+	cp "$log" "$log.bootcrash$try"
+	echo "RETRY $(basename "$log" .log): guest kernel hung or crashed before /init (see $log.bootcrash$try)"
+	grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG" "$log" | sed 's/^/    /' || true
+done
 exit $rc

@@ -98,7 +98,9 @@ fi
 [ -r "$kernel" ] || { echo "run-scenario: cannot read $kernel (install linux-image-amd64)" >&2; exit 2; }
 mkdir -p "$logdir"
 
-bad_kernel='^\[ *[0-9]+\.[0-9]+\].*(WARNING:|BUG:|Oops|Call Trace|general protection fault|Kernel panic|blocked for more than)'
+# bad_kernel, alive, boot_watch, boot_died
+# shellcheck source=tools/vm/boot-watch.sh
+. "$top/tools/vm/boot-watch.sh"
 
 header() { sed -n "s/^# $1: *\([0-9][0-9]*\).*/\1/p" "$2" | head -n 1; }
 
@@ -110,13 +112,6 @@ shown() {
 	\[*) ;;
 	*) printf '%s\n' "$1" ;;
 	esac
-}
-
-# alive PID: running, not a zombie waiting for a parent that is gone
-alive() {
-	local st
-	st=$(sed -n 's/^[0-9]* (.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
-	[ -n "$st" ] && [ "$st" != Z ]
 }
 
 # host_daemon DIR start [VAR=VALUE...] [ARGS...] | kill | stop: the
@@ -183,25 +178,6 @@ bridge_run() {
 # boot LOG SCENARIO...: one guest running the given scenarios in order;
 # $boot_args (extra qemu arguments) and $boot_phase apply to it
 boot_args=() boot_phase=1
-# boot_watch PID LOG: wait for the guest (PID: its timeout), ending it
-# when its kernel has not reached /init's RKM-BOOTED within $boot_limit s
-# (Debian's kernel alone hanging while it boots under TCG, before any
-# scenario or raidkm code ran); LOG then ends with RKM-BOOT-HUNG
-boot_watch() {
-	local pid=$1 log=$2 i=0
-	while ! grep -q RKM-BOOTED "$log" 2>/dev/null && alive "$pid"; do
-		if [ $i -ge $((boot_limit * 2)) ]; then
-			kill "$pid" 2>/dev/null
-			wait "$pid"
-			echo "RKM-BOOT-HUNG: /init not reached after $boot_limit s" >>"$log"
-			return
-		fi
-		i=$((i + 1))
-		sleep 0.5
-	done
-	wait "$pid"
-}
-
 boot() {
 	local log=$1; shift
 	rm -f "$log.host"
@@ -243,7 +219,9 @@ boot() {
 			while IFS= read -r line; do shown "${line%$'\r'}"; done
 	else
 		timeout -k 5 "$total" "${cmd[@]}" </dev/null >"$log" 2>&1 &
-		boot_watch $! "$log"
+		# Debian's kernel alone hanging before /init ran (no scenario
+		# or raidkm code yet): RKM-BOOT-HUNG ends the log
+		boot_watch $! "$log" RKM-BOOTED "$boot_limit"
 	fi
 	rm -rf "$work"
 }
@@ -302,14 +280,9 @@ boot_once() {
 	shift
 	for try in 1 2 3; do
 		boot "$log" "$@"
-		grep -q "RKM-BOOTED" "$log" && return 0
-		if grep -q "RKM-BOOT-HUNG" "$log"; then
-			why="hung while booting"
-		elif grep -Eq "$bad_kernel" "$log"; then
-			why="crashed while booting"
-		else
-			return 0
-		fi
+		boot_died "$log" RKM-BOOTED || return 0
+		why="crashed while booting"
+		grep -q "RKM-BOOT-HUNG" "$log" && why="hung while booting"
 		[ $try = 3 ] && return 0
 		cp "$log" "$log.bootcrash$try"
 		echo "RETRY $tag/$(basename "$1" .sh): guest kernel $why, before any scenario ran (see $log.bootcrash$try)"
