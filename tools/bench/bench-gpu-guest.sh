@@ -19,7 +19,10 @@
 #               the console log and the host raidkmd's log beside it
 # Environment: BENCH_ROUNDS (default 3; medians of the rounds),
 # BENCH_MIB (ramdisk size, default 64), BENCH_SLOW_MS (the disk-like
-# pass's dm-delay per member read, default 20; 0 skips it), BENCH_MAX_CPU
+# pass's dm-delay per member read, default 20; 0 skips it), BENCH_PASSES
+# (which passes run, of "main disk verify": the rounds on ramdisks, the
+# disk-like pass, the correctness pass; default all three), BENCH_SMP
+# (the guest's vCPUs, default 2), BENCH_MAX_CPU
 # (the share of a served configuration's jobs it may code in the guest,
 # default 0.05), BENCH_DEADLINE_MS (the guest's
 # deadline_ms; default 1000 with the cpu backend, the module's default
@@ -49,6 +52,7 @@ sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-20}/" \
     -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
     -e "s/^MAX_CPU=[0-9.]*/MAX_CPU=${BENCH_MAX_CPU:-0.05}/" \
+    -e "s/^PASSES=\"[a-z ]*\"/PASSES=\"${BENCH_PASSES:-main disk verify}\"/" \
 	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
 log=$logdir/km-gpu-bench-guest.log
 rm -f "$log" "$log.host"
@@ -56,6 +60,7 @@ rm -f "$log" "$log.host"
 start=$SECONDS when=$(date -u +%Y-%m-%dT%H:%MZ) stamp=$(date -u +%Y%m%d-%H%M)
 rc=0
 verdict=$("$top/tools/vm/run-scenario.sh" --logdir "$logdir" ${BENCH_IMAGE:+--image "$BENCH_IMAGE"} \
+	${BENCH_SMP:+--smp "$BENCH_SMP"} \
 	"$logdir/km-gpu-bench-guest.sh" 2>&1) || rc=$?
 elapsed=$((SECONDS - start))
 [ -f "$log" ] || { echo "$verdict"; echo "bench-gpu-guest: no log" >&2; exit 1; }
@@ -68,7 +73,7 @@ out=$( {
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
-	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS} RKM_BRIDGE_BACKEND=$backend $cmd"
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS}${BENCH_PASSES:+ BENCH_PASSES=\"$BENCH_PASSES\"}${BENCH_SMP:+ BENCH_SMP=$BENCH_SMP} RKM_BRIDGE_BACKEND=$backend $cmd"
 	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"

@@ -1,11 +1,14 @@
 # Guest side of tools/bench/bench-gpu-guest.sh: md raid6 4+2 against km
-# 4+2 and 8+3, each km geometry coded once by the in-kernel codec
-# (raidkm-relay stopped), once served by raidkmd on the VM host through
-# the guest-RAM bridge (relay running; CUDA on the GPU host; module
-# placement=daemon: every job to the daemon) and once with the relay
-# running and the array's km/placement set to auto (each job where it is
-# expected to finish first: issue #30), on the same brd ramdisks in one
-# boot.  Rounds interleave the configurations (odd rounds in order, even
+# 4+2 and 8+3, each km geometry coded once by the in-kernel codec (the
+# array's km/placement cpu), once served by raidkmd on the VM host through
+# the guest-RAM bridge (CUDA on the GPU host; module placement=daemon:
+# every job to the daemon) and once with the array's km/placement set to
+# auto (each job where it is expected to finish first: issue #30), on the
+# same brd ramdisks in one boot.  One raidkm-relay serves the whole run,
+# and jobs past the result checks' fresh window (verify_fresh_jobs: every
+# job of a newly attached daemon checked in full) are coded before any
+# timed run, so every configuration is measured in the steady state that
+# a daemon reaches once after it attaches.  Rounds interleave the configurations (odd rounds in order, even
 # rounds backwards).  Each run measures 1 MiB sequential write and read,
 # the same read with km/read_verify=correct (issue #29), 4 KiB random
 # reads unverified and verified, 4 KiB random writes, 4 KiB write
@@ -38,6 +41,8 @@ VERIFY_MIB=32		# the correctness pass
 DEADLINE_MS=		# deadline_ms (empty: see below)
 USER_HZ=100		# /proc/stat's unit (x86)
 CONFIGS="r6 k42c k83c k42s k83s k42n k42a k83a"
+PASSES="main disk verify"	# main: the rounds on ramdisks; disk: the
+		# disk-like pass; verify: the correctness pass
 VCONFIGS="k42c k83c k42s k83s k42a k83a"	# those that also read verified
 SLOW_MS=20		# disk-like pass: dm-delay of each member I/O (0: none); at
 		# 4 ms the pass allowed 1 GB/s, above the guest's own copies
@@ -58,6 +63,7 @@ echo 3 >/proc/sys/vm/drop_caches
 # (placement=auto, the default, would choose per job; see offload.rst);
 # the auto ones set km/placement=auto on their array
 check modprobe raidkm arena_mb=256 stage_mb=64 placement=daemon
+start_relay
 grep -q '\[km\]' /proc/mdstat || fail "/proc/mdstat does not list km"
 load_raid6
 echo 2000000 > /proc/sys/dev/raid/speed_limit_min
@@ -144,16 +150,26 @@ fio_run() {
 	c_bytes=$((c_bytes + $3))
 }
 
-relay=""
-relay_on() {
-	[ -n "$relay" ] && return
-	start_relay
+# fresh_window: code past the result checks' fresh window of the daemon
+# attached at the start (verify_fresh_jobs jobs, each checked in full on
+# the guest's CPU), untimed, on a km 4+2 array served by it
+fresh_window() {
+	local want=$(($(cat $P/verify_fresh_jobs) + 64)) off0=$(rkm_stat jobs_offloaded)
+	check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
+		--layout=m2 --raid-devices=6 --chunk=64 $(members 6)
+	while [ $(($(rkm_stat jobs_offloaded) - off0)) -lt $want ]; do
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=fresh --rw=randwrite \
+			--bs=4k --iodepth=16 --size=16M --number_ios=500 >/dev/null 2>&1 ||
+			fail "fresh window: fio randwrite"
+	done
+	check mdadm_km --stop /dev/md0
+	echo "INFO fresh window: $(($(rkm_stat jobs_offloaded) - off0)) jobs served (verify_fresh_jobs $(cat $P/verify_fresh_jobs)) before the timed runs"
 }
-relay_off() {
-	[ -n "$relay" ] || return 0
+
+# relay_stop: the relay attached at the start stops, the module sees it go
+relay_stop() {
 	kill -TERM $relay
 	wait $relay
-	relay=""
 	i=0
 	while :; do
 		case $(rkm_stat daemon_state) in idle|open) break ;; esac
@@ -256,9 +272,8 @@ counters_check() {
 		[ "$st" = running ] || fail "$(name $1): daemon $st at the end"
 		;;
 	*c)
-		echo "CHECK $(name $1) in-kernel: jobs_cpu +$cpu, jobs_offloaded +$off, daemon $st"
-		[ $off = 0 ] || fail "$(name $1): $off jobs offloaded with the relay stopped"
-		case $st in idle|open) ;; *) fail "$(name $1): daemon $st" ;; esac
+		echo "CHECK $(name $1) in-kernel: jobs_cpu +$cpu, jobs_offloaded +$off, daemon $st, km/placement cpu"
+		[ $off = 0 ] || fail "$(name $1): $off jobs offloaded with km/placement cpu"
 		;;
 	esac
 }
@@ -291,10 +306,6 @@ datapath_line() {
 create() {
 	geometry $1
 	n=$((k + m))
-	case $1 in
-	*s|*n|*a) relay_on ;;
-	*c) relay_off ;;
-	esac
 	# k42n: the kernel's checks of the daemon's results off, to measure
 	# what they cost; every other configuration runs with the defaults
 	if [ $1 = k42n ]; then
@@ -310,14 +321,18 @@ create() {
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=6 \
 			--raid-devices=$n --chunk=64 $(members $n)
 	fi
-	# auto: this array's jobs placed by cost, the module's placement
-	# (daemon) left to the others
+	# auto: this array's jobs placed by cost; in-kernel: all on the
+	# guest's CPU; the module's placement (daemon) left to the others
 	case $1 in
-	*a)
-		echo auto >/sys/block/md0/md/km/placement || fail "km/placement auto refused"
-		[ "$(kmstat placement)" = auto ] || fail "km/placement reads $(kmstat placement)"
-		;;
+	*a) km_placement auto ;;
+	*c) km_placement cpu ;;
 	esac
+}
+
+# km_placement MODE: /dev/md0's km/placement
+km_placement() {
+	echo $1 >/sys/block/md0/md/km/placement || fail "km/placement $1 refused"
+	[ "$(kmstat placement)" = $1 ] || fail "km/placement reads $(kmstat placement), not $1"
 }
 
 # verified ID: configuration ID also reads with read_verify
@@ -453,145 +468,157 @@ run_one() {	# run_one ID: one configuration, one round
 	echo "BENCH round $round $nm$line"
 }
 
-# warm-up, untimed: every km configuration encodes, updates, checks
-# (verified reads) and decodes once, so that no first round pays for a
-# backend's first use of a geometry (kernel builds, coefficient uploads,
-# codec choices); the auto configurations share the served ones' daemon
-for id in k42s k83s k42c k83c; do
-	create $id
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=write \
-		--bs=1M --iodepth=8 --size=16M >/dev/null 2>&1 || fail "warm-up write"
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=randwrite \
-		--bs=4k --iodepth=8 --size=16M --number_ios=500 >/dev/null 2>&1 || fail "warm-up randwrite"
-	vr0=$(kmstat read_verify)
-	read_verify correct
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=read \
-		--bs=1M --iodepth=8 --size=16M >/dev/null 2>&1 || fail "warm-up verified read"
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=randread \
-		--bs=4k --iodepth=8 --size=16M --number_ios=500 >/dev/null 2>&1 || fail "warm-up verified randread"
-	read_verify $vr0
-	check mdadm_km /dev/md0 --fail $(members $m 1)
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=read \
-		--bs=1M --iodepth=8 --size=16M >/dev/null 2>&1 || fail "warm-up read"
-	check mdadm_km --stop /dev/md0
-done
-
-start=$(cut -d' ' -f1 /proc/uptime)
-rm -f /tmp/bench.vals	# "ID METRIC NAME KEY VALUE" of every run
-round=1
-while [ $round -le $ROUNDS ]; do
-	order=$CONFIGS
-	if [ $((round % 2)) = 0 ]; then
-		order=""
-		for id in $CONFIGS; do order="$id $order"; done
-	fi
-	for id in $order; do
-		run_one $id
-	done
-	echo "INFO round $round done at $(awk -v s=$start '{ printf "%.0f", $1 - s }' /proc/uptime) s"
-	round=$((round + 1))
-done
-
 # stats LIST: "median [min, max]"
 stats() {
 	echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 }
 		END { med = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
 		      printf "%g [%g, %g]\n", med, a[1], a[NR] }'
 }
-# the MEDIAN lines of every configuration and metric in one awk (forks
-# are slow in the emulated guest), in the order of the first round;
-# ID_med_METRIC for the RATIO lines
-awk '{ k = $1 " " $2 " " $3 " " $4; if (!(k in n)) ord[++no] = k; x[k, ++n[k]] = $5 }
-	END { for (i = 1; i <= no; i++) {
-		k = ord[i]; c = n[k]
-		for (a = 1; a <= c; a++) s[a] = x[k, a] + 0
-		for (a = 2; a <= c; a++) {
-			t = s[a]
-			for (b = a - 1; b >= 1 && s[b] > t; b--) s[b + 1] = s[b]
-			s[b + 1] = t
-		}
-		med = (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
-		split(k, f, " ")
-		printf "%s_med_%s=%g\n", f[1], f[2], med >"/tmp/bench.med"
-		printf "MEDIAN %s %s %g [%g, %g]\n", f[3], f[4], med, s[1], s[c]
-	} }' /tmp/bench.vals
-. /tmp/bench.med
-
 # ratio A B: A / B
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # med ID METRIC
 med() { eval "echo \$${1}_med_$2"; }
 
-echo "RATIO from the medians of $ROUNDS rounds: A/B of MiB/s, iops, rebuild_speed (B's time / A's): > 1 = A faster; of latency, cpu_s_per_GB: < 1 = A lower"
-for g in 42 83; do
-	c=k${g}c s=k${g}s
-	line=""
-	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $s $v) $(med $c $v))"; done
-	line="$line rebuild_speed=$(ratio $(med $c reb) $(med $s reb))"
-	line="$line lat_4k_write_p50=$(ratio $(med $s p50) $(med $c p50)) lat_4k_write_p99=$(ratio $(med $s p99) $(med $c p99))"
-	for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med $s $v) $(med $c $v))"; done
-	echo "RATIO served/in-kernel $(name $s | sed 's/-served//'):$line"
-done
-line=""
-for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med k42s $v) $(med k42n $v))"; done
-line="$line rebuild_speed=$(ratio $(med k42n reb) $(med k42s reb))"
-for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med k42s $v) $(med k42n $v))"; done
-echo "RATIO result checks (default verify_spot=$verify_spot0 verify_ppm=$verify_ppm0 against both 0) km-4+2 served/served-unchecked:$line"
-for id in k42c k42s k83c k83s; do
-	line=""
-	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $id $v) $(med r6 $v))"; done
-	echo "RATIO km/raid6 $(name $id)/raid6-4+2:$line rebuild_speed=$(ratio $(med r6 reb) $(med $id reb))"
-done
-# auto against the better of served and in-kernel, per metric (issue #30:
-# at least 0.95 of it; of latency at most 1 / 0.95): A / max(B, C) of
-# MiB/s and iops, rebuild_speed min(B, C) / A of the rebuild times, A /
-# min(B, C) of latency; the goal line names the metrics that miss it and
-# which side was the better there
-# vs_best HOW A B C: "ratio met side" of A against the better of B
-# (served) and C (in-kernel); HOW: hi (higher is better), time (rebuild
-# time: the speed ratio), lat (latency)
-vs_best() {
-	awk -v how=$1 -v a=$2 -v b=$3 -v c=$4 'BEGIN {
-		if (how == "hi") { best = b >= c ? b : c; side = b >= c ? "served" : "in-kernel"; r = best > 0 ? a / best : -1 }
-		else { best = b <= c ? b : c; side = b <= c ? "served" : "in-kernel"
-		       if (how == "time") r = a > 0 ? best / a : -1; else r = best > 0 ? a / best : -1 }
-		if (r < 0) { print "n/a 0", side; exit }
-		met = how == "lat" ? r <= 1 / 0.95 : r >= 0.95
-		printf "%.2f %d %s\n", r, met, side }'
+# pass NAME: NAME is one of PASSES
+pass() {
+	case " $PASSES " in *" $1 "*) return 0 ;; esac
+	return 1
 }
-for g in 42 83; do
-	a=k${g}a
-	line="" miss="" nmet=0 nall=0
-	for v in sw sr svr rr rvr rw dr reb p50 p99; do
-		case $v in reb) how=time kv=rebuild_speed ;; p50|p99) how=lat kv=$(key $v) ;; *) how=hi kv=$(key $v) ;; esac
-		set -- $(vs_best $how $(med $a $v) $(med k${g}s $v) $(med k${g}c $v))
-		line="$line $kv=$1"
-		nall=$((nall + 1))
-		if [ $2 = 1 ]; then
-			nmet=$((nmet + 1))
-		else
-			miss="$miss $kv ($3 better)"
-		fi
+
+start=$(cut -d' ' -f1 /proc/uptime)
+fresh_window
+
+# the rounds on ramdisks
+if pass main; then
+	# warm-up, untimed: every km configuration encodes, updates, checks
+	# (verified reads) and decodes once, so that no first round pays for a
+	# backend's first use of a geometry (kernel builds, coefficient uploads,
+	# codec choices); the auto configurations share the served ones' daemon
+	for id in k42s k83s k42c k83c; do
+		create $id
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=write \
+			--bs=1M --iodepth=8 --size=16M >/dev/null 2>&1 || fail "warm-up write"
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=randwrite \
+			--bs=4k --iodepth=8 --size=16M --number_ios=500 >/dev/null 2>&1 || fail "warm-up randwrite"
+		vr0=$(kmstat read_verify)
+		read_verify correct
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=read \
+			--bs=1M --iodepth=8 --size=16M >/dev/null 2>&1 || fail "warm-up verified read"
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=randread \
+			--bs=4k --iodepth=8 --size=16M --number_ios=500 >/dev/null 2>&1 || fail "warm-up verified randread"
+		read_verify $vr0
+		check mdadm_km /dev/md0 --fail $(members $m 1)
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=warm --rw=read \
+			--bs=1M --iodepth=8 --size=16M >/dev/null 2>&1 || fail "warm-up read"
+		check mdadm_km --stop /dev/md0
 	done
-	echo "RATIO auto/best $(name $a | sed 's/-auto//'):$line"
-	echo "RATIO auto/best $(name $a | sed 's/-auto//') goal (>= 0.95; latency <= 1/0.95): $nmet of $nall met${miss:+; missed:$miss}"
-done
-# verified reads (read_verify correct) against the same array's
-# unverified reads of the same round (issue #29)
-for id in $VCONFIGS; do
-	echo "RATIO verified/unverified $(name $id): seqread_1M=$(ratio $(med $id svr) $(med $id sr)) randread_4k=$(ratio $(med $id rvr) $(med $id rr))" \
-		"cpu_s_per_GB_seqread=$(ratio $(med $id csvr) $(med $id csr)) cpu_s_per_GB_randread_4k=$(ratio $(med $id crvr) $(med $id crr))"
-done
-for id in k42s k83s k42n k42a k83a; do
-	eval "a=\$(stats \$${id}_all_cpy) b=\$(stats \$${id}_all_chk) c=\$(stats \$${id}_all_cpyp)"
-	echo "MEDIAN-COST $(name $id) stage_copy_cpu_s_per_GB $a result_checks_cpu_s_per_GB $b stage_copy_share_of_guest_cpu_pct $c"
-done
-line=""
-for id in $CONFIGS; do line="$line $(name $id)=$(ratio $(med $id dr) $(med $id sr))"; done
-echo "RATIO degraded/healthy seqread_1M (m members failed, own healthy read):$line"
-line=""
-for id in k42c k42s k83c k83s; do line="$line $(name $id)=$(ratio $(med r6 reb) $(med $id reb))"; done
-echo "RATIO rebuild speed vs raid6-4+2 (one member, same member size):$line"
+
+	start=$(cut -d' ' -f1 /proc/uptime)
+	rm -f /tmp/bench.vals	# "ID METRIC NAME KEY VALUE" of every run
+	round=1
+	while [ $round -le $ROUNDS ]; do
+		order=$CONFIGS
+		if [ $((round % 2)) = 0 ]; then
+			order=""
+			for id in $CONFIGS; do order="$id $order"; done
+		fi
+		for id in $order; do
+			run_one $id
+		done
+		echo "INFO round $round done at $(awk -v s=$start '{ printf "%.0f", $1 - s }' /proc/uptime) s"
+		round=$((round + 1))
+	done
+
+	# the MEDIAN lines of every configuration and metric in one awk (forks
+	# are slow in the emulated guest), in the order of the first round;
+	# ID_med_METRIC for the RATIO lines
+	awk '{ k = $1 " " $2 " " $3 " " $4; if (!(k in n)) ord[++no] = k; x[k, ++n[k]] = $5 }
+		END { for (i = 1; i <= no; i++) {
+			k = ord[i]; c = n[k]
+			for (a = 1; a <= c; a++) s[a] = x[k, a] + 0
+			for (a = 2; a <= c; a++) {
+				t = s[a]
+				for (b = a - 1; b >= 1 && s[b] > t; b--) s[b + 1] = s[b]
+				s[b + 1] = t
+			}
+			med = (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+			split(k, f, " ")
+			printf "%s_med_%s=%g\n", f[1], f[2], med >"/tmp/bench.med"
+			printf "MEDIAN %s %s %g [%g, %g]\n", f[3], f[4], med, s[1], s[c]
+		} }' /tmp/bench.vals
+	. /tmp/bench.med
+
+	echo "RATIO from the medians of $ROUNDS rounds: A/B of MiB/s, iops, rebuild_speed (B's time / A's): > 1 = A faster; of latency, cpu_s_per_GB: < 1 = A lower"
+	for g in 42 83; do
+		c=k${g}c s=k${g}s
+		line=""
+		for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $s $v) $(med $c $v))"; done
+		line="$line rebuild_speed=$(ratio $(med $c reb) $(med $s reb))"
+		line="$line lat_4k_write_p50=$(ratio $(med $s p50) $(med $c p50)) lat_4k_write_p99=$(ratio $(med $s p99) $(med $c p99))"
+		for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med $s $v) $(med $c $v))"; done
+		echo "RATIO served/in-kernel $(name $s | sed 's/-served//'):$line"
+	done
+	line=""
+	for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med k42s $v) $(med k42n $v))"; done
+	line="$line rebuild_speed=$(ratio $(med k42n reb) $(med k42s reb))"
+	for v in csw csr crw cdr creb; do line="$line $(key $v)=$(ratio $(med k42s $v) $(med k42n $v))"; done
+	echo "RATIO result checks (default verify_spot=$verify_spot0 verify_ppm=$verify_ppm0 against both 0) km-4+2 served/served-unchecked:$line"
+	for id in k42c k42s k83c k83s; do
+		line=""
+		for v in sw sr rw dr; do line="$line $(key $v | sed -E 's/_(MiBs|iops)$//')=$(ratio $(med $id $v) $(med r6 $v))"; done
+		echo "RATIO km/raid6 $(name $id)/raid6-4+2:$line rebuild_speed=$(ratio $(med r6 reb) $(med $id reb))"
+	done
+	# auto against the better of served and in-kernel, per metric (issue #30:
+	# at least 0.95 of it; of latency at most 1 / 0.95): A / max(B, C) of
+	# MiB/s and iops, rebuild_speed min(B, C) / A of the rebuild times, A /
+	# min(B, C) of latency; the goal line names the metrics that miss it and
+	# which side was the better there
+	# vs_best HOW A B C: "ratio met side" of A against the better of B
+	# (served) and C (in-kernel); HOW: hi (higher is better), time (rebuild
+	# time: the speed ratio), lat (latency)
+	vs_best() {
+		awk -v how=$1 -v a=$2 -v b=$3 -v c=$4 'BEGIN {
+			if (how == "hi") { best = b >= c ? b : c; side = b >= c ? "served" : "in-kernel"; r = best > 0 ? a / best : -1 }
+			else { best = b <= c ? b : c; side = b <= c ? "served" : "in-kernel"
+			       if (how == "time") r = a > 0 ? best / a : -1; else r = best > 0 ? a / best : -1 }
+			if (r < 0) { print "n/a 0", side; exit }
+			met = how == "lat" ? r <= 1 / 0.95 : r >= 0.95
+			printf "%.2f %d %s\n", r, met, side }'
+	}
+	for g in 42 83; do
+		a=k${g}a
+		line="" miss="" nmet=0 nall=0
+		for v in sw sr svr rr rvr rw dr reb p50 p99; do
+			case $v in reb) how=time kv=rebuild_speed ;; p50|p99) how=lat kv=$(key $v) ;; *) how=hi kv=$(key $v) ;; esac
+			set -- $(vs_best $how $(med $a $v) $(med k${g}s $v) $(med k${g}c $v))
+			line="$line $kv=$1"
+			nall=$((nall + 1))
+			if [ $2 = 1 ]; then
+				nmet=$((nmet + 1))
+			else
+				miss="$miss $kv ($3 better)"
+			fi
+		done
+		echo "RATIO auto/best $(name $a | sed 's/-auto//'):$line"
+		echo "RATIO auto/best $(name $a | sed 's/-auto//') goal (>= 0.95; latency <= 1/0.95): $nmet of $nall met${miss:+; missed:$miss}"
+	done
+	# verified reads (read_verify correct) against the same array's
+	# unverified reads of the same round (issue #29)
+	for id in $VCONFIGS; do
+		echo "RATIO verified/unverified $(name $id): seqread_1M=$(ratio $(med $id svr) $(med $id sr)) randread_4k=$(ratio $(med $id rvr) $(med $id rr))" \
+			"cpu_s_per_GB_seqread=$(ratio $(med $id csvr) $(med $id csr)) cpu_s_per_GB_randread_4k=$(ratio $(med $id crvr) $(med $id crr))"
+	done
+	for id in k42s k83s k42n k42a k83a; do
+		eval "a=\$(stats \$${id}_all_cpy) b=\$(stats \$${id}_all_chk) c=\$(stats \$${id}_all_cpyp)"
+		echo "MEDIAN-COST $(name $id) stage_copy_cpu_s_per_GB $a result_checks_cpu_s_per_GB $b stage_copy_share_of_guest_cpu_pct $c"
+	done
+	line=""
+	for id in $CONFIGS; do line="$line $(name $id)=$(ratio $(med $id dr) $(med $id sr))"; done
+	echo "RATIO degraded/healthy seqread_1M (m members failed, own healthy read):$line"
+	line=""
+	for id in k42c k42s k83c k83s; do line="$line $(name $id)=$(ratio $(med r6 reb) $(med $id reb))"; done
+	echo "RATIO rebuild speed vs raid6-4+2 (one member, same member size):$line"
+fi
 
 # Disk-like members: every member read delayed SLOW_MS by dm-delay over the
 # same ramdisks, so that the members, not the guest's memory copies, bound
@@ -638,13 +665,13 @@ slow_pass() {
 			slow=""
 			i=0
 			while [ $i -lt $n ]; do slow="$slow /dev/mapper/slow$i"; i=$((i + 1)); done
-			case $id in *s) relay_on ;; *c) relay_off ;; esac
 			echo $verify_spot0 >$P/verify_spot; echo $verify_ppm0 >$P/verify_ppm
 			for d in $slow; do
 				dd if=/dev/zero of=$d bs=1M count=1 oflag=direct 2>/dev/null
 			done
 			check mdadm_km --create /dev/md0 --run --assume-clean --level=$level \
 				$([ $level = km ] && echo --layout=m$m) --raid-devices=$n --chunk=64 $slow
+			case $id in *c) km_placement cpu ;; esac
 			fio_run ssr --rw=read --bs=1M --iodepth=4 --size=${smib}M
 			ssr=$f_mibs
 			vline=""
@@ -689,7 +716,7 @@ slow_pass() {
 	i=0
 	while [ $i -lt 11 ]; do dmsetup remove --noudevsync slow$i; i=$((i + 1)); done
 }
-[ "$SLOW_MS" -gt 0 ] && slow_pass
+pass disk && [ "$SLOW_MS" -gt 0 ] && slow_pass
 
 # correctness, untimed: fio --verify healthy, with m members failed, and
 # after their rebuild with m other members failed; served, the healthy
@@ -697,37 +724,39 @@ slow_pass() {
 # every range): the 1 MiB blocks, and 4 KiB random writes read back by 4
 # KiB reads past them (over whole stripes written first, so that parity
 # matches where they land)
-for id in k42s k83s k42c k83c; do
-	create $id
-	counters_start
-	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --do_verify=1
-	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
-	vtext=""
-	case $id in
-	*s)
-		vr_start
-		read_verify correct
+if pass verify; then
+	for id in k42s k83s k42c k83c; do
+		create $id
+		counters_start
+		fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --do_verify=1
 		fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
-		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=z --rw=write \
-			--bs=1M --offset=${VERIFY_MIB}M --size=4M >/dev/null 2>&1 || fail "fio write past the verified data"
-		fiov --name=v4 --rw=randwrite --bs=4k --offset=${VERIFY_MIB}M --size=4M --do_verify=1
-		read_verify $vr_mode0
-		vr_check $id "fio --verify_only, 1 MiB and 4 KiB"
-		vtext=", read back verified too"
-		;;
-	esac
-	check mdadm_km /dev/md0 --fail $(members $m 1)
-	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
-	check mdadm_km /dev/md0 --remove $(members $m 1)
-	for d in $(members $m 1); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
-	check mdadm_km /dev/md0 --add $(members $m 1)
-	sleep 0.2
-	wait_sync md0
-	check mdadm_km /dev/md0 --fail $(members $m $((m + 1)))
-	fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
-	check mdadm_km --stop /dev/md0
-	counters_check $id
-	echo "VERIFY $(name $id): ok (healthy$vtext, $m failed, rebuilt with $m others failed)"
-done
-relay_off
+		vtext=""
+		case $id in
+		*s)
+			vr_start
+			read_verify correct
+			fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
+			fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=z --rw=write \
+				--bs=1M --offset=${VERIFY_MIB}M --size=4M >/dev/null 2>&1 || fail "fio write past the verified data"
+			fiov --name=v4 --rw=randwrite --bs=4k --offset=${VERIFY_MIB}M --size=4M --do_verify=1
+			read_verify $vr_mode0
+			vr_check $id "fio --verify_only, 1 MiB and 4 KiB"
+			vtext=", read back verified too"
+			;;
+		esac
+		check mdadm_km /dev/md0 --fail $(members $m 1)
+		fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
+		check mdadm_km /dev/md0 --remove $(members $m 1)
+		for d in $(members $m 1); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
+		check mdadm_km /dev/md0 --add $(members $m 1)
+		sleep 0.2
+		wait_sync md0
+		check mdadm_km /dev/md0 --fail $(members $m $((m + 1)))
+		fiov --name=v --rw=write --bs=1M --size=${VERIFY_MIB}M --verify_only
+		check mdadm_km --stop /dev/md0
+		counters_check $id
+		echo "VERIFY $(name $id): ok (healthy$vtext, $m failed, rebuilt with $m others failed)"
+	done
+fi
+relay_stop
 echo "INFO done at $(awk -v s=$start '{ printf "%.0f", $1 - s }' /proc/uptime) s"

@@ -503,7 +503,7 @@ struct bio *km_wide_member_bio(struct km_conf *conf, struct md_rdev *rdev,
 			       blk_opf_t op, sector_t msector, void *buf,
 			       unsigned int rows, bool arena);
 void km_wide_fill(struct km_conf *conf, struct bio *bio,
-		  const struct km_span *s, void *const *buf);
+		  const struct km_span *s, void *const *buf, km_mask_t which);
 void km_wide_put_rdevs(struct km_conf *conf, struct md_rdev **rdev);
 
 /* wide_write.c */

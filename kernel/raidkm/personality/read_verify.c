@@ -350,10 +350,13 @@ static void km_verify_job_done(struct rkm_job *job)
 
 /*
  * Run one job over the range's rows and wait: @op on @chunk; a DECODE
- * rebuilds @want from the chunks read outside it.  The job's result.
+ * rebuilds @want from the chunks read outside it.  While it runs, the
+ * data chunks in @fill are copied into the reader's pages (a read that
+ * then fails ends with an error, so what they hold is not data).  The
+ * job's result.
  */
 static int km_verify_job(struct km_verify *v, enum rkm_job_op op,
-			 void **chunk, km_mask_t want)
+			 void **chunk, km_mask_t want, km_mask_t fill)
 {
 	struct km_conf *conf = v->conf;
 	struct km_geom *g = &conf->geom;
@@ -379,6 +382,8 @@ static int km_verify_job(struct km_verify *v, enum rkm_job_op op,
 	job->priv = v;
 	reinit_completion(&v->done);
 	rkm_job_submit(job);
+	if (fill)
+		km_wide_fill(conf, v->bio, &v->span, chunk, fill);
 	wait_for_completion(&v->done);
 	return job->result;
 }
@@ -386,7 +391,8 @@ static int km_verify_job(struct km_verify *v, enum rkm_job_op op,
 /*
  * Whether the range is consistent with chunk @j (-1: none) left out and
  * rebuilt into the spare, lost chunks rebuilt too: 1 yes, 0 no, or a
- * job's error.
+ * job's error.  The first try (@j -1) fills the reader's pages while its
+ * check runs: consistent, the read is done.
  */
 static int km_verify_try(struct km_verify *v, int j)
 {
@@ -398,11 +404,12 @@ static int km_verify_try(struct km_verify *v, int j)
 	if (j >= 0)
 		chunk[j] = v->spare;
 	if (out) {
-		r = km_verify_job(v, RKM_JOB_DECODE, chunk, out);
+		r = km_verify_job(v, RKM_JOB_DECODE, chunk, out, 0);
 		if (r)
 			return r < 0 ? r : -EIO;
 	}
-	r = km_verify_job(v, RKM_JOB_CHECK, chunk, 0);
+	r = km_verify_job(v, RKM_JOB_CHECK, chunk, 0,
+			 j < 0 ? km_span_data(&v->span) : 0);
 	return r < 0 ? r : !r;
 }
 
@@ -418,7 +425,7 @@ static int km_verify_locate(struct km_verify *v)
 	int j;
 
 	if (!v->lost) {
-		j = km_verify_job(v, RKM_JOB_LOCATE, v->buf, 0);
+		j = km_verify_job(v, RKM_JOB_LOCATE, v->buf, 0, 0);
 		return j >= 0 && j < g->n && km_verify_try(v, j) == 1 ? j : -1;
 	}
 	for (j = 0; j < g->n; j++)
@@ -558,8 +565,14 @@ static void km_verify_finish(struct km_verify *v, enum km_verify_end how)
 		if (how == KM_VE_FAILED) {
 			atomic64_inc(&conf->verify_stats.failed);
 			bio->bi_status = BLK_STS_IOERR;
-		} else {
-			km_wide_fill(conf, bio, &v->span, v->buf);
+		} else if (how == KM_VE_CORRECTED) {
+			/*
+			 * the rest went in while the first check ran; the
+			 * lost chunks were rebuilt again without the bad one
+			 */
+			km_wide_fill(conf, bio, &v->span, v->buf,
+				     (km_bit(v->fixed) | v->lost) &
+				     km_span_data(&v->span));
 		}
 	}
 	if (how == KM_VE_CORRECTED)

@@ -117,10 +117,11 @@ struct bio *km_wide_member_bio(struct km_conf *conf, struct md_rdev *rdev,
 
 /*
  * Copy the sectors @bio reads (within span @s of one chunk stripe) from
- * the chunk buffers @buf (each the span's rows of its data chunk).
+ * the chunk buffers @buf (each the span's rows of its data chunk), of the
+ * data chunks in @which only.
  */
 void km_wide_fill(struct km_conf *conf, struct bio *bio,
-		  const struct km_span *s, void *const *buf)
+		  const struct km_span *s, void *const *buf, km_mask_t which)
 {
 	struct km_geom *g = &conf->geom;
 	sector_t base = km_unmap(g, s->stripe, 0, 0);
@@ -139,8 +140,10 @@ void km_wide_fill(struct km_conf *conf, struct bio *bio,
 					     off) << 9;
 			unsigned int len = min(bv.bv_len - done, room);
 
-			memcpy_to_page(bv.bv_page, bv.bv_offset + done,
-				       (char *)buf[d] + (off << 9), len);
+			if (which & ((km_mask_t)1 << d))
+				memcpy_to_page(bv.bv_page, bv.bv_offset + done,
+					       (char *)buf[d] + (off << 9),
+					       len);
 			done += len;
 			sector += len >> 9;
 		}

@@ -66,9 +66,11 @@ struct km_wide {
 	void *buf[RKM_MAX_N];		/* per codec chunk, or NULL */
 	struct md_rdev *rdev[RKM_MAX_N];
 	atomic_t pending;
+	atomic_t parts;			/* the survivors' copy, the decode */
 	bool read_failed;
 	struct rkm_job job;
-	struct work_struct work;
+	struct work_struct work;	/* the decode, or waiting for a run */
+	struct work_struct end_work;	/* the read's end after the job */
 };
 
 /* Front of a wide read's member bio (conf->wide_bio_set). */
@@ -207,9 +209,8 @@ static void km_wide_fallback(struct km_wide *w, enum km_wide_fallback why)
 	km_leave(conf);
 }
 
-static void km_wide_finish(struct work_struct *work)
+static void km_wide_finish(struct km_wide *w)
 {
-	struct km_wide *w = container_of(work, struct km_wide, work);
 	struct km_conf *conf = w->conf;
 
 	if (w->job.result) {
@@ -218,7 +219,7 @@ static void km_wide_finish(struct work_struct *work)
 		km_wide_fallback(w, KM_WF_JOB);
 		return;
 	}
-	km_wide_fill(w->conf, w->bio, &w->span, w->buf);
+	km_wide_fill(w->conf, w->bio, &w->span, w->buf, w->want);
 	atomic64_inc(&conf->wide_stats.reads);
 	atomic64_add(bio_sectors(w->bio) << 9, &conf->wide_stats.bytes);
 	atomic64_add(w->rows, &conf->wide_stats.rows);
@@ -227,15 +228,36 @@ static void km_wide_finish(struct work_struct *work)
 	km_wide_free(w);
 }
 
-static void km_wide_job_done(struct rkm_job *job)
+/*
+ * One of the two parts after the reads is over: the last ends the read,
+ * at once where it may sleep (@can_sleep), else from a work item.
+ */
+static void km_wide_part_done(struct km_wide *w, bool can_sleep)
 {
-	struct km_wide *w = job->priv;
-
-	INIT_WORK(&w->work, km_wide_finish);
-	queue_work(w->conf->code_wq, &w->work);
+	if (!atomic_dec_and_test(&w->parts))
+		return;
+	if (can_sleep)
+		km_wide_finish(w);
+	else
+		queue_work(w->conf->code_wq, &w->end_work);
 }
 
-/* Every member read is in: decode the wanted chunks (process context). */
+static void km_wide_end_work(struct work_struct *work)
+{
+	km_wide_finish(container_of(work, struct km_wide, end_work));
+}
+
+static void km_wide_job_done(struct rkm_job *job)
+{
+	km_wide_part_done(job->priv, false);
+}
+
+/*
+ * Every member read is in: decode the wanted chunks, and copy the data
+ * the survivors hold into the reader's pages while the job runs (the
+ * decoded chunks follow when it is done; a failed job sends the whole
+ * read to the rows, which fill every page again).  Process context.
+ */
 static void km_wide_decode(struct work_struct *work)
 {
 	struct km_wide *w = container_of(work, struct km_wide, work);
@@ -266,7 +288,11 @@ static void km_wide_decode(struct work_struct *work)
 		job->stats = &conf->job_stats;
 	job->done = km_wide_job_done;
 	job->priv = w;
+	atomic_set(&w->parts, 2);
 	rkm_job_submit(job);
+	km_wide_fill(conf, w->bio, &w->span, w->buf,
+		     km_span_data(&w->span) & w->surv);
+	km_wide_part_done(w, true);
 }
 
 static void km_wide_end_read(struct bio *bio)
@@ -429,6 +455,7 @@ void km_wide_read(struct km_conf *conf, struct bio *bio)
 	w->conf = conf;
 	w->bio = bio;
 	INIT_LIST_HEAD(&w->waiting);
+	INIT_WORK(&w->end_work, km_wide_end_work);
 	km_stripe_span(g, bio->bi_iter.bi_sector, bio_end_sector(bio),
 		       KM_ROW_SECTORS, &w->span);
 	w->msector = km_span_msector(conf, &w->span, w->span.lo);
