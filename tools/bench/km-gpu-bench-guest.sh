@@ -211,6 +211,14 @@ reasons_split() {
 		$1 $RKM_SYS/placement_reasons
 }
 
+# place_estimates ID: the placement's estimates now (placement_stats)
+# of every op and size class that has coded a job: the CPU's ps per
+# byte, the daemon's ns per job and ps per byte (0: not measured)
+place_estimates() {
+	awk '$4 + $7 > 0 { printf "%s%s/%s cpu_ps=%s daemon_ns=%s daemon_ps=%s", sep, $1, $2, $11, $13, $15; sep = "; " }
+		END { print "" }' $RKM_SYS/placement_stats | sed "s|^|PLACE-EST $(name $1): |"
+}
+
 # counters_start / counters_check ID: a served configuration was served
 # (jobs_offloaded rose, the daemon is still attached, the fraction of jobs
 # coded on the CPU is small); an in-kernel one was not; an auto one says
@@ -270,6 +278,7 @@ counters_check() {
 		share=$(awk -v o=$off -v c=$cpu 'BEGIN { if (o + c) printf "%.4f", o / (o + c); else print 0 }')
 		echo "CHECK $(name $1) auto: jobs_offloaded +$off, jobs_cpu +$cpu (offloaded share $share; cpu/daemon by op: $(place_split /tmp/place.0); decisions: $(reasons_split /tmp/reasons.0)), deadline misses $miss, daemon $st/$(rkm_stat daemon_backend)"
 		[ "$st" = running ] || fail "$(name $1): daemon $st at the end"
+		place_estimates $1
 		;;
 	*c)
 		echo "CHECK $(name $1) in-kernel: jobs_cpu +$cpu, jobs_offloaded +$off, daemon $st, km/placement cpu"
