@@ -8,8 +8,9 @@
 # and jobs past the result checks' fresh window (verify_fresh_jobs: every
 # job of a newly attached daemon checked in full) are coded before any
 # timed run, so every configuration is measured in the steady state that
-# a daemon reaches once after it attaches.  Rounds interleave the configurations (odd rounds in order, even
-# rounds backwards).  Each run measures 1 MiB sequential write and read,
+# a daemon reaches once after it attaches.  Rounds interleave the
+# configurations (odd rounds in order, even rounds backwards).  Each run
+# measures 1 MiB sequential write and read,
 # the same read with km/read_verify=correct (issue #29), 4 KiB random
 # reads unverified and verified, 4 KiB random writes, 4 KiB write
 # latency, a one-member rebuild and a read with m members failed.  Prints
@@ -61,7 +62,7 @@ echo 3 >/proc/sys/vm/drop_caches
 # that no job is coded in the guest for want of staging
 # the served configurations measure the daemon's path: every job to it
 # (placement=auto, the default, would choose per job; see offload.rst);
-# the auto ones set km/placement=auto on their array
+# the auto and in-kernel ones set km/placement (auto, cpu) on their array
 check modprobe raidkm arena_mb=256 stage_mb=64 placement=daemon
 start_relay
 grep -q '\[km\]' /proc/mdstat || fail "/proc/mdstat does not list km"
