@@ -16,7 +16,7 @@ int rkm_offload_init(void)
 	rkm_place_init(min_t(unsigned long, rkm_codec_mbs(), U32_MAX));
 	ret = rkm_arena_init();
 	if (ret)
-		return ret;
+		goto err_place;
 	ret = rkm_stage_init();
 	if (ret)
 		goto err_arena;
@@ -49,6 +49,8 @@ err_stage:
 	rkm_stage_exit();
 err_arena:
 	rkm_arena_exit();
+err_place:
+	rkm_place_exit();
 	pr_err("raidkm: offload path init failed: %d\n", ret);
 	return ret;
 }
@@ -62,4 +64,5 @@ void rkm_offload_exit(void)
 	rkm_shm_exit();
 	rkm_stage_exit();
 	rkm_arena_exit();
+	rkm_place_exit();
 }

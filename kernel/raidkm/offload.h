@@ -189,6 +189,7 @@ void rkm_place_daemon_out(int op, u64 job_bytes, u32 njobs, u64 ahead,
 void rkm_place_attached(bool attached);
 /* At load: the codec's measured MB/s seeds the CPU's estimates */
 void rkm_place_init(u32 cpu_mbs);
+void rkm_place_exit(void);
 int rkm_place_mode(void);
 
 struct rkm_place_counts {

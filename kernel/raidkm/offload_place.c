@@ -23,6 +23,8 @@
 #include <linux/cpumask.h>
 #include <linux/random.h>
 #include <linux/ktime.h>
+#include <linux/preempt.h>
+#include <linux/sched/clock.h>
 #include "rkm_job.h"
 #include "offload.h"
 #include "place.h"
@@ -149,11 +151,85 @@ static bool cpu_timed(void)
 	       this_cpu_inc_return(tally.tick) % RKM_PLACE_CPU_SAMPLE == 0;
 }
 
+/*
+ * A CPU run's own time: where the caller may be preempted the codec yields
+ * between slices (RKM_RESCHED), and the time the job spent switched out is
+ * not the codec's, so a preempt notifier on the running task counts it and
+ * the sample leaves it out (elsewhere nothing yields: the wall time is the
+ * codec's).  Without preempt notifiers the sample is the run's wall time.
+ */
+struct cpu_clock {
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	struct preempt_notifier pn;
+	u64 out_at;		/* local_clock() when switched out */
+	bool on;		/* registered on current */
+#endif
+	u64 off_ns;		/* time switched out so far */
+};
+
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+static void cpu_clock_in(struct preempt_notifier *pn, int cpu)
+{
+	struct cpu_clock *c = container_of(pn, struct cpu_clock, pn);
+
+	c->off_ns += local_clock() - c->out_at;
+}
+
+static void cpu_clock_out(struct preempt_notifier *pn,
+			  struct task_struct *next)
+{
+	container_of(pn, struct cpu_clock, pn)->out_at = local_clock();
+}
+
+static struct preempt_ops cpu_clock_ops = {
+	.sched_in = cpu_clock_in,
+	.sched_out = cpu_clock_out,
+};
+
+static void cpu_clock_start(struct cpu_clock *c)
+{
+	c->off_ns = 0;
+	c->on = preemptible();
+	if (!c->on)
+		return;
+	preempt_notifier_init(&c->pn, &cpu_clock_ops);
+	preempt_notifier_register(&c->pn);
+}
+
+static void cpu_clock_stop(struct cpu_clock *c)
+{
+	if (c->on)
+		preempt_notifier_unregister(&c->pn);
+}
+
+static void cpu_clock_setup(bool on)
+{
+	if (on)
+		preempt_notifier_inc();
+	else
+		preempt_notifier_dec();
+}
+#else
+static void cpu_clock_start(struct cpu_clock *c)
+{
+	c->off_ns = 0;
+}
+
+static void cpu_clock_stop(struct cpu_clock *c)
+{
+}
+
+static void cpu_clock_setup(bool on)
+{
+}
+#endif
+
 void rkm_place_run_cpu(struct rkm_job *job)
 {
 	struct rkm_place_job pj;
+	struct cpu_clock clock;
 	bool busy;
-	u64 t0;
+	u64 t0, ns;
 
 	if (!rkm_place_job_of(job, &pj)) {
 		rkm_job_run_cpu(job);
@@ -167,10 +243,13 @@ void rkm_place_run_cpu(struct rkm_job *job)
 	busy = READ_ONCE(live);
 	if (busy)
 		atomic64_add(pj.bytes, &cpu_busy);
+	cpu_clock_start(&clock);
 	t0 = ktime_get_ns();
 	rkm_job_run_cpu(job);
-	rkm_place_cpu_done(&est, pj.op, pj.bytes, ktime_get_ns() - t0,
-			   ktime_get_ns());
+	ns = ktime_get_ns() - t0;
+	cpu_clock_stop(&clock);
+	rkm_place_cpu_done(&est, pj.op, pj.bytes,
+			   ns - min(ns, clock.off_ns), ktime_get_ns());
 	if (busy)
 		atomic64_sub(pj.bytes, &cpu_busy);
 }
@@ -202,6 +281,12 @@ void rkm_place_attached(bool attached)
 void rkm_place_init(u32 cpu_mbs)
 {
 	rkm_place_cpu_seed(&est, cpu_mbs);
+	cpu_clock_setup(true);
+}
+
+void rkm_place_exit(void)
+{
+	cpu_clock_setup(false);
 }
 
 int rkm_place_mode(void)

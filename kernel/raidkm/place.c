@@ -4,7 +4,7 @@
  * place.h; Documentation/offload.rst, "Placement").
  *
  *   CPU     cpu_ps * bytes + cpu_ps * cpu_bytes / ncpus
- *   daemon  waited:     d_ns + d_ps * ring_bytes
+ *   daemon  waited:     d_ns + d_qps * ring_bytes
  *           not waited: d_ps * (ring_bytes + bytes)
  *
  * (ps terms divided by 1000.)  The lower one wins, ties go to the CPU;
@@ -16,7 +16,11 @@
  * per period, not one in 64: a 4 KiB update's p99 stays the CPU's).
  * The daemon's estimates rise fast (half-way to each slower sample) and
  * fall slowly (an eighth), so a daemon that slows down loses its jobs
- * within a few completions.
+ * within a few completions.  d_ps is the time per byte of its entries
+ * (of the work ahead too), d_qps what work ahead adds to a waited job:
+ * learned from entries that completed with work ahead of them, beyond the
+ * daemon's own latency (near nothing for a daemon that codes several
+ * entries at once); until one has, d_ps stands for it.
  */
 #include "place.h"
 
@@ -147,11 +151,12 @@ rkm_u64 rkm_place_daemon_ns(const struct rkm_place_cell *c,
 {
 	rkm_u64 ns = rkm_read_once(c->d_ns);
 	rkm_u64 ps = rkm_read_once(c->d_ps);
+	rkm_u64 qps = rkm_read_once(c->d_qps);
 
 	if (!ns || !ps)
 		return 0;
 	if (job->waited)
-		return ns + rkm_place_ps(ps, load->ring_bytes);
+		return ns + rkm_place_ps(qps ? qps : ps, load->ring_bytes);
 	return rkm_place_ps(ps, load->ring_bytes + job->bytes);
 }
 
@@ -249,12 +254,33 @@ void rkm_place_cpu_seed(struct rkm_place_est *est, rkm_u32 mbs)
 			rkm_write_once(est->cell[op][cls].cpu_ps, ps);
 }
 
+/*
+ * What @ahead bytes of work ahead added to an entry that took @ns: beyond
+ * the daemon's own latency, per byte ahead; seeded with d_ps (@ps).
+ */
+static rkm_u32 rkm_place_ahead_ps(const struct rkm_place_cell *c, rkm_u32 ps,
+				  rkm_u64 ahead, rkm_u64 ns)
+{
+	rkm_u32 old = rkm_read_once(c->d_qps);
+	rkm_u64 own = rkm_read_once(c->d_ns);
+	rkm_u32 sample;
+
+	if (!old || !own)
+		return ps;
+	if (!ahead)
+		return old;
+	sample = rkm_place_clamp((ns > own ? ns - own : 0) * 1000 / ahead,
+				 RKM_PLACE_MAX_PS);
+	return rkm_place_ewma(old, sample, RKM_PLACE_RISE_SHIFT,
+			      RKM_PLACE_FALL_SHIFT);
+}
+
 void rkm_place_daemon_done(struct rkm_place_est *est, int op,
 			   rkm_u64 job_bytes, rkm_u64 bytes, rkm_u64 ahead,
 			   rkm_u64 ns, rkm_u64 now)
 {
 	struct rkm_place_cell *c = rkm_place_cell_of(est, op, job_bytes);
-	rkm_u32 ps, lat;
+	rkm_u32 ps, qps, lat;
 	rkm_u64 queued;
 
 	if (!c || !bytes)
@@ -263,12 +289,14 @@ void rkm_place_daemon_done(struct rkm_place_est *est, int op,
 	ps = rkm_place_clamp(ns * 1000 / (ahead + bytes), RKM_PLACE_MAX_PS);
 	ps = rkm_place_ewma(rkm_read_once(c->d_ps), ps, RKM_PLACE_RISE_SHIFT,
 			    RKM_PLACE_FALL_SHIFT);
+	qps = rkm_place_ahead_ps(c, ps, ahead, ns);
 	/* its own latency: less the time of what was ahead (a quarter left) */
-	queued = rkm_place_ps(ps, ahead);
+	queued = rkm_place_ps(qps, ahead);
 	if (queued > ns - ns / 4)
 		queued = ns - ns / 4;
 	lat = rkm_place_clamp(ns - queued, RKM_PLACE_MAX_NS);
 	rkm_write_once(c->d_ps, ps);
+	rkm_write_once(c->d_qps, qps);
 	rkm_write_once(c->d_ns,
 		       rkm_place_ewma(rkm_read_once(c->d_ns), lat,
 				      RKM_PLACE_RISE_SHIFT,
@@ -292,6 +320,7 @@ void rkm_place_daemon_failed(struct rkm_place_est *est, int op,
 		ps = RKM_PLACE_FAIL_NS * 1000ull / (job_bytes ? job_bytes : 1);
 	rkm_write_once(c->d_ns, rkm_place_clamp(ns, RKM_PLACE_MAX_NS));
 	rkm_write_once(c->d_ps, rkm_place_clamp(ps, RKM_PLACE_MAX_PS));
+	rkm_write_once(c->d_qps, rkm_place_clamp(ps, RKM_PLACE_MAX_PS));
 	rkm_write_once(c->d_at, now);
 }
 
@@ -318,6 +347,7 @@ void rkm_place_daemon_reset(struct rkm_place_est *est)
 		for (cls = 0; cls < RKM_PLACE_CLASSES; cls++) {
 			rkm_write_once(est->cell[op][cls].d_ns, 0);
 			rkm_write_once(est->cell[op][cls].d_ps, 0);
+			rkm_write_once(est->cell[op][cls].d_qps, 0);
 			rkm_write_once(est->cell[op][cls].d_at, 0);
 		}
 }

@@ -64,7 +64,8 @@ enum rkm_place_side {
 struct rkm_place_cell {
 	rkm_u32 cpu_ps;		/* CPU: ps per byte */
 	rkm_u32 d_ns;		/* daemon: ns per job with nothing ahead */
-	rkm_u32 d_ps;		/* daemon: ps per byte of its backlog */
+	rkm_u32 d_ps;		/* daemon: ps per byte of its entries */
+	rkm_u32 d_qps;		/* daemon: ps per byte of work ahead */
 	rkm_u64 cpu_at;		/* ns when cpu_ps was last measured */
 	rkm_u64 d_at;		/* ns when d_ns/d_ps were last measured */
 };

@@ -25,6 +25,10 @@
  *   place_stale          a side whose estimate is old gets one job
  *   place_queue_depth    a deep ring moves waited jobs to the CPU, a
  *                        busy CPU moves them to the daemon
+ *   place_work_ahead     a daemon that codes several entries at once
+ *                        (one behind others takes its own latency) keeps
+ *                        waited jobs behind a few entries; one that codes
+ *                        them one after another does not
  *   place_forced         placement=cpu and =daemon, whatever the costs
  *   place_unknown        an unmeasured daemon (or class) is tried first;
  *                        a new daemon starts unmeasured
@@ -349,6 +353,59 @@ static void test_queue_depth(void)
 	end();
 }
 
+/* The CPU's estimate of @op and @bytes settled at @ns a job */
+static void slow_cpu(struct rkm_place_est *e, int op, rkm_u64 bytes,
+		     rkm_u64 ns)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		rkm_place_cpu_done(e, op, bytes, ns, now);
+}
+
+/*
+ * Waited 8+3 decodes of 64 KiB chunks (2 ms on a slow CPU) against a daemon of 1.5 ms a lone entry; @serial: an entry behind others
+ * waits for theirs too, else it takes its own latency.  Where does a job
+ * go behind two entries, after twenty completed behind two?
+ */
+static int behind_two(int serial)
+{
+	struct rkm_place_est e;
+	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DECODE, 8, 3, 0, 64 * KIB);
+	struct rkm_place_load two = { 2 * b, 0, 4 };
+	int i, why;
+
+	fresh(&e);
+	slow_cpu(&e, RKM_PLACE_DECODE, b, 2 * MS);
+	daemon_job(&e, RKM_PLACE_DECODE, b, 3 * MS / 2);
+	for (i = 0; i < 20; i++)
+		rkm_place_daemon_done(&e, RKM_PLACE_DECODE, b, b, 2 * b,
+				      (serial ? 3 : 1) * 3 * MS / 2, now);
+	return decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &two, 1,
+		      &why);
+}
+
+static void test_work_ahead(void)
+{
+	struct rkm_place_est e;
+	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DECODE, 8, 3, 0, 64 * KIB);
+	struct rkm_place_load two = { 2 * b, 0, 4 };
+	int why;
+
+	begin("place_work_ahead");
+	/* measured alone: two entries ahead look like 4.5 ms, the CPU wins */
+	fresh(&e);
+	slow_cpu(&e, RKM_PLACE_DECODE, b, 2 * MS);
+	daemon_job(&e, RKM_PLACE_DECODE, b, 3 * MS / 2);
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
+		     &why) == RKM_PLACE_TO_DAEMON);
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &two, 1,
+		     &why) == RKM_PLACE_TO_CPU);
+	CHECK(behind_two(0) == RKM_PLACE_TO_DAEMON);
+	CHECK(behind_two(1) == RKM_PLACE_TO_CPU);
+	end();
+}
+
 static void test_forced(void)
 {
 	struct rkm_place_est e;
@@ -474,6 +531,7 @@ int main(void)
 	test_late_daemon();
 	test_stale();
 	test_queue_depth();
+	test_work_ahead();
 	test_forced();
 	test_unknown();
 	test_background();

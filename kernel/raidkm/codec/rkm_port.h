@@ -37,6 +37,8 @@ typedef size_t rkm_size_t;
 #include <linux/spinlock.h>
 #include <linux/printk.h>
 #include <linux/ktime.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 #include <asm/cpufeature.h>
@@ -60,6 +62,16 @@ typedef size_t rkm_size_t;
 #define RKM_SIMD_USABLE()	may_use_simd()
 #define RKM_FPU_BEGIN()		kernel_fpu_begin()
 #define RKM_FPU_END()		kernel_fpu_end()
+/*
+ * Between slices: let a woken task run where the caller may be preempted
+ * (a worker coding megabytes would otherwise hold its CPU for the whole
+ * job under voluntary preemption; kernels without a preempt count never
+ * prove that, and never yield here).
+ */
+#define RKM_RESCHED()		do {				\
+					if (preemptible())	\
+						cond_resched();	\
+				} while (0)
 
 #define RKM_CPU_SSSE3()		boot_cpu_has(X86_FEATURE_SSSE3)
 #define RKM_CPU_AVX2()		(boot_cpu_has(X86_FEATURE_AVX) && \
@@ -101,6 +113,7 @@ typedef size_t rkm_size_t;
 #define RKM_SIMD_USABLE()	1
 #define RKM_FPU_BEGIN()		do { } while (0)
 #define RKM_FPU_END()		do { } while (0)
+#define RKM_RESCHED()		do { } while (0)
 
 #if defined(__x86_64__)
 #define RKM_CPU_SSSE3()		__builtin_cpu_supports("ssse3")

@@ -2,8 +2,9 @@
 /*
  * Implementation choice: which kernels this CPU can run, a known-answer
  * check of each, a short measurement, and the sliced runner every codec
- * operation calls (SIMD only inside kernel_fpu_begin/end, in slices of at
- * most RKM_SLICE_BYTES of input so preemption stays off briefly).
+ * operation calls: slices of at most RKM_SLICE_BYTES of input, SIMD only
+ * inside kernel_fpu_begin/end so preemption stays off briefly, and a
+ * chance to reschedule between slices (RKM_RESCHED).
  */
 #include "rkm_codec_int.h"
 #include "rkm_codec.h"
@@ -77,15 +78,17 @@ static void rkm_run_ops(const struct rkm_ops *ops, const struct rkm_mat *mt,
 
 	if (ops->simd && !RKM_SIMD_USABLE())
 		ops = &rkm_ops_scalar;
-	if (!ops->simd) {
-		ops->mul(mt, cols, nin, 0, len, in, out, acc);
-		return;
-	}
 	slice = (RKM_SLICE_BYTES / nin) & ~(rkm_size_t)(RKM_LEN_ALIGN - 1);
 	if (slice < RKM_LEN_ALIGN)
 		slice = RKM_LEN_ALIGN;
 	for (off = 0; off < len; off += n) {
 		n = len - off < slice ? len - off : slice;
+		if (off)
+			RKM_RESCHED();
+		if (!ops->simd) {
+			ops->mul(mt, cols, nin, off, n, in, out, acc);
+			continue;
+		}
 		RKM_FPU_BEGIN();
 		ops->mul(mt, cols, nin, off, n, in, out, acc);
 		RKM_FPU_END();

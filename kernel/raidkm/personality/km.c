@@ -269,9 +269,15 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int n, int m, int algo)
 					 mdname(mddev));
 	if (!conf->retry_wq)
 		goto enomem;
+	/*
+	 * Coding work runs at the priority of the tasks it serves, as md's
+	 * raid5wq does: at nice -20 (WQ_HIGHPRI) a CPU coding megabytes
+	 * starves raidkmd, whose late completions then make the daemon look
+	 * slow to the placement (issue #30).
+	 */
 	conf->code_wq = alloc_workqueue("km_code_%s",
-					WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI,
-					0, mdname(mddev));
+					WQ_UNBOUND | WQ_MEM_RECLAIM |
+					WQ_CPU_INTENSIVE, 0, mdname(mddev));
 	if (!conf->code_wq)
 		goto enomem;
 	return conf;
