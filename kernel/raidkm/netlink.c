@@ -66,6 +66,7 @@ static const struct nla_policy rkm_nl_policy[RAIDKM_A_MAX + 1] = {
 	[RAIDKM_A_PLACE_CPU_PS]	= { .type = NLA_REJECT },
 	[RAIDKM_A_PLACE_DAEMON_NS] = { .type = NLA_REJECT },
 	[RAIDKM_A_PLACE_DAEMON_PS] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_DAEMON_QPS] = { .type = NLA_REJECT },
 };
 
 static_assert(RAIDKM_PLACE_OPS == RKM_PLACE_NOPS);
@@ -249,7 +250,8 @@ static int put_place(struct sk_buff *msg, const struct rkm_place_counts *c,
 			      c->bytes[ds][op][cls], RAIDKM_A_PAD) ||
 	    nla_put_u32(msg, RAIDKM_A_PLACE_CPU_PS, e->cpu_ps) ||
 	    nla_put_u32(msg, RAIDKM_A_PLACE_DAEMON_NS, e->d_ns) ||
-	    nla_put_u32(msg, RAIDKM_A_PLACE_DAEMON_PS, e->d_ps))
+	    nla_put_u32(msg, RAIDKM_A_PLACE_DAEMON_PS, e->d_ps) ||
+	    nla_put_u32(msg, RAIDKM_A_PLACE_DAEMON_QPS, e->d_qps))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;

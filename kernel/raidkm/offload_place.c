@@ -317,6 +317,7 @@ static void read_cell(struct rkm_place_cell *to,
 	to->cpu_ps = READ_ONCE(from->cpu_ps);
 	to->d_ns = READ_ONCE(from->d_ns);
 	to->d_ps = READ_ONCE(from->d_ps);
+	to->d_qps = READ_ONCE(from->d_qps);
 	to->cpu_at = READ_ONCE(from->cpu_at);
 	to->d_at = READ_ONCE(from->d_at);
 }

@@ -224,7 +224,8 @@ static ssize_t verify_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 /*
  * One line per op and size class: "OP CLASS cpu JOBS BYTES daemon JOBS
- * BYTES est cpu_ps PS daemon_ns NS daemon_ps PS" (0: not measured).
+ * BYTES est cpu_ps PS daemon_ns NS daemon_ps PS daemon_qps PS" (0: not
+ * measured).
  */
 static ssize_t placement_stats_show(struct kobject *kobj,
 				    struct kobj_attribute *attr, char *buf)
@@ -242,14 +243,14 @@ static ssize_t placement_stats_show(struct kobject *kobj,
 		for (cls = 0; cls < RKM_PLACE_CLASSES; cls++) {
 			e = &c->cell[op][cls];
 			n += sysfs_emit_at(buf, n,
-					   "%s %s cpu %llu %llu daemon %llu %llu est cpu_ps %u daemon_ns %u daemon_ps %u\n",
+					   "%s %s cpu %llu %llu daemon %llu %llu est cpu_ps %u daemon_ns %u daemon_ps %u daemon_qps %u\n",
 					   rkm_place_op_name(op),
 					   rkm_place_class_name(cls),
 					   c->jobs[cs][op][cls],
 					   c->bytes[cs][op][cls],
 					   c->jobs[ds][op][cls],
 					   c->bytes[ds][op][cls],
-					   e->cpu_ps, e->d_ns, e->d_ps);
+					   e->cpu_ps, e->d_ns, e->d_ps, e->d_qps);
 		}
 	kfree(c);
 	return n;

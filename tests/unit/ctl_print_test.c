@@ -123,17 +123,17 @@ int main(void)
 	st.place[0] = (struct rkmctl_place){ 2, 1, 6300, 129024000, 100,
 					     2048000, 20, 0, 0 };
 	st.place[1] = (struct rkmctl_place){ 1, 5, 3, 25165824, 190,
-					     1593835520, 60, 109000, 10 };
+					     1593835520, 60, 109000, 10, 2 };
 	s = ctl_print(&st, 0);
 	CHECK(strstr(s, "placement: auto; "));
 	CHECK(strstr(s, "  delta  16K-64K  cpu 6300 (123.0), daemon 100 (2.0); cpu 20, daemon not measured\n"));
-	CHECK(strstr(s, "  decode 4M-      cpu 3 (24.0), daemon 190 (1520.0); cpu 60, daemon 109.0 + 10\n"));
+	CHECK(strstr(s, "  decode 4M-      cpu 3 (24.0), daemon 190 (1520.0); cpu 60, daemon 109.0 + 10, ahead 2\n"));
 	free(s);
 	s = ctl_print(&st, 1);
 	CHECK(ctl_python_check(s,
 		"p = d[\"placement\"]\n"
 		"assert p[\"mode\"] == \"auto\" and len(p[\"classes\"]) == 2\n"
-		"assert p[\"classes\"][1] == {\"op\": \"decode\", \"size\": \"4M-\", \"cpu_jobs\": 3, \"cpu_bytes\": 25165824, \"daemon_jobs\": 190, \"daemon_bytes\": 1593835520, \"cpu_ps_per_byte\": 60, \"daemon_ns_per_job\": 109000, \"daemon_ps_per_byte\": 10}\n") == 0);
+		"assert p[\"classes\"][1] == {\"op\": \"decode\", \"size\": \"4M-\", \"cpu_jobs\": 3, \"cpu_bytes\": 25165824, \"daemon_jobs\": 190, \"daemon_bytes\": 1593835520, \"cpu_ps_per_byte\": 60, \"daemon_ns_per_job\": 109000, \"daemon_ps_per_byte\": 10, \"daemon_ps_per_byte_ahead\": 2}\n") == 0);
 	free(s);
 	end();
 	return failures ? 1 : 0;

@@ -216,7 +216,7 @@ reasons_split() {
 # of every op and size class that has coded a job: the CPU's ps per
 # byte, the daemon's ns per job and ps per byte (0: not measured)
 place_estimates() {
-	awk '$4 + $7 > 0 { printf "%s%s/%s cpu_ps=%s daemon_ns=%s daemon_ps=%s", sep, $1, $2, $11, $13, $15; sep = "; " }
+	awk '$4 + $7 > 0 { printf "%s%s/%s cpu_ps=%s daemon_ns=%s daemon_ps=%s daemon_qps=%s", sep, $1, $2, $11, $13, $15, $17; sep = "; " }
 		END { print "" }' $RKM_SYS/placement_stats | sed "s|^|PLACE-EST $(name $1): |"
 }
 

@@ -150,7 +150,7 @@ static void text_placement(FILE *f, const struct rkmctl_status *s)
 
 	if (!s->placement[0])
 		return;
-	fprintf(f, "placement: %s; jobs (MiB) coded on each side by op and job size, and the estimates (CPU ps a byte; daemon us a job + ps a byte queued)\n",
+	fprintf(f, "placement: %s; jobs (MiB) coded on each side by op and job size, and the estimates (CPU ps a byte; daemon us a job + ps a byte of the job and queued, ps a byte queued ahead of a waited job)\n",
 		s->placement);
 	for (i = 0; i < s->nplace; i++) {
 		const struct rkmctl_place *p = &s->place[i];
@@ -160,8 +160,9 @@ static void text_placement(FILE *f, const struct rkmctl_status *s)
 			p->cpu_jobs, mib(p->cpu_bytes), p->daemon_jobs,
 			mib(p->daemon_bytes), p->cpu_ps);
 		if (p->daemon_ns)
-			fprintf(f, ", daemon %.1f + %u\n", p->daemon_ns / 1000.0,
-				p->daemon_ps);
+			fprintf(f, ", daemon %.1f + %u, ahead %u\n",
+				p->daemon_ns / 1000.0, p->daemon_ps,
+				p->daemon_qps);
 		else
 			fprintf(f, ", daemon not measured\n");
 	}
@@ -358,8 +359,8 @@ static void json_placement(FILE *f, const struct rkmctl_status *s)
 			", \"daemon_jobs\": %" PRIu64 ", \"daemon_bytes\": %" PRIu64,
 			p->cpu_jobs, p->cpu_bytes, p->daemon_jobs,
 			p->daemon_bytes);
-		fprintf(f, ", \"cpu_ps_per_byte\": %u, \"daemon_ns_per_job\": %u, \"daemon_ps_per_byte\": %u}",
-			p->cpu_ps, p->daemon_ns, p->daemon_ps);
+		fprintf(f, ", \"cpu_ps_per_byte\": %u, \"daemon_ns_per_job\": %u, \"daemon_ps_per_byte\": %u, \"daemon_ps_per_byte_ahead\": %u}",
+			p->cpu_ps, p->daemon_ns, p->daemon_ps, p->daemon_qps);
 	}
 	fprintf(f, "]}");
 }

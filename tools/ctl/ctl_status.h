@@ -37,6 +37,7 @@ struct rkmctl_place {
 	uint8_t op, cls;
 	uint64_t cpu_jobs, cpu_bytes, daemon_jobs, daemon_bytes;
 	uint32_t cpu_ps, daemon_ns, daemon_ps;	/* estimates, 0: none */
+	uint32_t daemon_qps;	/* ps a byte queued ahead adds (0: none) */
 };
 
 #define RKMCTL_MAX_PLACE	(RAIDKM_PLACE_OPS * RAIDKM_PLACE_CLASSES)

@@ -110,6 +110,7 @@ static void get_place(struct nlattr *nest, struct rkmctl_status *st)
 	p->cpu_ps = get_u32(tb[RAIDKM_A_PLACE_CPU_PS]);
 	p->daemon_ns = get_u32(tb[RAIDKM_A_PLACE_DAEMON_NS]);
 	p->daemon_ps = get_u32(tb[RAIDKM_A_PLACE_DAEMON_PS]);
+	p->daemon_qps = get_u32(tb[RAIDKM_A_PLACE_DAEMON_QPS]);
 }
 
 static int on_reply(struct nl_msg *msg, void *arg)

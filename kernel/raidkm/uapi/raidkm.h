@@ -534,6 +534,7 @@ enum raidkm_attr {
 	RAIDKM_A_PLACE_CPU_PS,	/* u32: CPU estimate, ps per byte */
 	RAIDKM_A_PLACE_DAEMON_NS,	/* u32: daemon, ns per job */
 	RAIDKM_A_PLACE_DAEMON_PS,	/* u32: daemon, ps per byte of backlog */
+	RAIDKM_A_PLACE_DAEMON_QPS,	/* u32: daemon, ps a byte ahead adds */
 	__RAIDKM_A_MAX,
 };
 #define RAIDKM_A_MAX	(__RAIDKM_A_MAX - 1)
