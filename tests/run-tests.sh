@@ -202,7 +202,11 @@ t_end=$(date +%s)
 if [ -s "$tmp/times" ]; then
 	# the phases overlap: the tests' wall time, when the last unit or
 	# package test ended, and each kind's seconds summed over its tests
-	echo "time: ${RKM_BUILD_SECONDS:+$RKM_BUILD_SECONDS s build (make check-build), }$((t_end - t_start)) s tests in $lanes lanes (unit and package tests done after $((t_unit - t_start)) s; summed: $unit_secs s unit and package tests, $guest_secs s guest scenarios); the slowest:"
+	sums="" done=""
+	[ ${#units[@]} -gt 0 ] && sums="$unit_secs s unit and package tests, " &&
+		done="unit and package tests done after $((t_unit - t_start)) s; "
+	[ ${#jobs_s[@]} -gt 0 ] && sums="$sums$guest_secs s guest scenarios"
+	echo "time: ${RKM_BUILD_SECONDS:+$RKM_BUILD_SECONDS s build (make check-build), }$((t_end - t_start)) s tests in $lanes lanes (${done}summed: ${sums%, }); the slowest:"
 	sort -rn "$tmp/times" | head -n 12 | awk '{ printf "    %5d s  %s %s\n", $1, $2, $3 }'
 fi
 [ $retried -gt 0 ] &&
