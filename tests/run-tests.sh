@@ -5,8 +5,10 @@
 # usage: run-tests.sh [--unit "PROG..."] [--kernels "KVER..."]
 #                     [--guest "SCENARIO..."] [--lanes N] [--full]
 #                     [--unit-jobs N]
-# The unit tests run up to N at a time (default: the number of CPUs),
-# each reported whole, in list order.
+# The unit tests start first, up to N at a time (default: the number of
+# CPUs), each reported whole, in list order; the guest jobs take the
+# lanes as soon as every unit test has started, so that a core left by
+# the short unit tests runs guests while the long ones end.
 # Guest scenarios run once per kernel (default: run-scenario.sh's), the
 # newest kernel first; each kernel's guest image must have been built
 # (make vm-images).  Of a scenario's sweep (lib.sh's share: geometries,
@@ -67,8 +69,13 @@ tally() {
 	failed=$((failed + f))
 }
 
-# the unit tests, up to $unit_jobs at a time (a test's output in its own
-# scratch file), reported whole in list order as they end
+# The unit and package tests and the guest jobs share one pool of
+# workers, so that no core idles while the long package tests (DKMS
+# builds, the installed system's boots) end: the unit tests start first,
+# in list order, up to $unit_jobs at a time; once every one has started,
+# the guest jobs fill the pool up to $lanes at a time.  Each test's output
+# goes to its own scratch file and is shown whole when it ends, the unit
+# tests' in list order.
 read -r -a units <<<"$unit"
 unit_run() {	# I PROG: run unit test I in the background
 	(
@@ -79,13 +86,14 @@ unit_run() {	# I PROG: run unit test I in the background
 	) &
 }
 t_start=$(date +%s)
-unit_next=0
+t_unit=$t_start
+unit_next=0 unit_shown=0 unit_secs=0
 unit_report() {	# report the ended tests that come next in the list
 	local rc secs t
-	while [ $unit_next -lt ${#units[@]} ] && [ -e "$tmp/u.$unit_next.rc" ]; do
-		t=${units[$unit_next]}
-		read -r rc secs <"$tmp/u.$unit_next.rc"
-		out=$tmp/u.$unit_next
+	while [ $unit_shown -lt ${#units[@]} ] && [ -e "$tmp/u.$unit_shown.rc" ]; do
+		t=${units[$unit_shown]}
+		read -r rc secs <"$tmp/u.$unit_shown.rc"
+		out=$tmp/u.$unit_shown
 		echo "=== unit: ${t#"$top"/}"
 		# keep the log short on success, whole on failure
 		if [ "$rc" -eq 0 ]; then grep -E '^(PASS|FAIL|RETRY) ' "$out"; else cat "$out"; fi
@@ -93,25 +101,15 @@ unit_report() {	# report the ended tests that come next in the list
 		tally "unit/$(basename "$t")" "$rc"
 		echo "$secs unit ${t#"$top"/}" >>"$tmp/times"
 		echo "    ($secs s)"
-		unit_next=$((unit_next + 1))
+		unit_secs=$((unit_secs + secs))
+		unit_shown=$((unit_shown + 1))
+		t_unit=$(date +%s)
 	done
 }
-for ((i = 0; i < ${#units[@]}; i++)); do
-	while [ "$(jobs -rp | wc -l)" -ge "$unit_jobs" ]; do
-		wait -n
-		unit_report
-	done
-	unit_run $i "${units[$i]}"
-done
-wait
-unit_report
-out=$tmp/out
-t_unit=$(date +%s)
 
 # The guest scenarios, every one on every kernel: one job per scenario
 # and kernel, taken in list order (the kernels' jobs of a scenario side by
-# side) by up to $lanes workers, each running one guest at a time; a job's
-# output goes to its own scratch file and is shown whole when it ends.
+# side) by up to $lanes workers, each running one guest at a time.
 # Whichever worker is free takes the next job, so the kernels' suites
 # end together whatever each one's share costs.
 # shellcheck disable=SC2086 # one word per kernel
@@ -150,7 +148,7 @@ guest_run() {
 	) >"$tmp/g.$j" 2>&1 &
 }
 # guest_report: show and count every job that has ended and was not shown
-guest_shown=()
+guest_shown=() guest_secs=0
 guest_report() {
 	local j rc secs k s
 	for ((j = 0; j < guest_next; j++)); do
@@ -165,18 +163,36 @@ guest_report() {
 		if [ "$k" = default ]; then k=guest; else k=guest-$k; fi
 		tally "$k/$(basename "$s" .sh)" "$rc"
 		echo "$secs $k ${s#"$top"/}" >>"$tmp/times"
+		guest_secs=$((guest_secs + secs))
 	done
 }
+
+# the pool: start the next job (a unit test while any is left to start,
+# then a guest job) whenever fewer than its kind's limit run; report
+# what ended each time a job ends
 guest_next=0
-while [ $guest_next -lt ${#jobs_s[@]} ]; do
-	while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do
+running() { jobs -rp | wc -l; }
+while [ $unit_next -lt ${#units[@]} ] || [ $guest_next -lt ${#jobs_s[@]} ]; do
+	if [ $unit_next -lt ${#units[@]} ]; then
+		cap=$unit_jobs
+	else
+		cap=$lanes
+	fi
+	while [ "$(running)" -ge "$cap" ]; do
 		wait -n
+		unit_report
 		guest_report
 	done
-	guest_run $guest_next
-	guest_next=$((guest_next + 1))
+	if [ $unit_next -lt ${#units[@]} ]; then
+		unit_run $unit_next "${units[$unit_next]}"
+		unit_next=$((unit_next + 1))
+	else
+		guest_run $guest_next
+		guest_next=$((guest_next + 1))
+	fi
 done
 wait
+unit_report
 guest_report
 out=$tmp/out
 
@@ -184,7 +200,13 @@ out=$tmp/out
 # seconds and the slowest tests, a unit or a scenario on one kernel
 t_end=$(date +%s)
 if [ -s "$tmp/times" ]; then
-	echo "time: ${RKM_BUILD_SECONDS:+$RKM_BUILD_SECONDS s build (make check-build), }$((t_unit - t_start)) s unit and package tests, $((t_end - t_unit)) s guest scenarios ($lanes lanes); the slowest:"
+	# the phases overlap: the tests' wall time, when the last unit or
+	# package test ended, and each kind's seconds summed over its tests
+	sums="" done=""
+	[ ${#units[@]} -gt 0 ] && sums="$unit_secs s unit and package tests, " &&
+		done="unit and package tests done after $((t_unit - t_start)) s; "
+	[ ${#jobs_s[@]} -gt 0 ] && sums="$sums$guest_secs s guest scenarios"
+	echo "time: ${RKM_BUILD_SECONDS:+$RKM_BUILD_SECONDS s build (make check-build), }$((t_end - t_start)) s tests in $lanes lanes (${done}summed: ${sums%, }); the slowest:"
 	sort -rn "$tmp/times" | head -n 12 | awk '{ printf "    %5d s  %s %s\n", $1, $2, $3 }'
 fi
 [ $retried -gt 0 ] &&

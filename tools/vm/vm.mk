@@ -4,7 +4,17 @@
 MDADM_BIN ?= $(BUILD)/mdadm/mdadm
 VM_IMAGE  := $(BUILD)/vm/$(KVER)/base.cpio
 VM_KERNEL := $(BUILD)/vm/$(KVER)/vmlinux
-GUEST_SCENARIOS ?= $(sort $(wildcard $(TOP)/tests/guest/*.sh))
+# The scenarios in the order the lanes take them: the longest first (by
+# their lane-seconds in make check of 2026-11-28), then the rest by name,
+# so that the last jobs are short and the lanes end together instead of
+# one lane running a long scenario alone at the end.  The order changes
+# nothing else: each scenario boots its own guest.
+GUEST_LONG := mdadm-upstream km-write-hole km-reshape km-codec-forms \
+	offload-hostile mdadm-090 km-suspend offload-verify km-wide-sync \
+	km-wide-read bridge-arrays km-reshape-crash km-journal bridge-faults
+GUEST_ALL := $(sort $(wildcard $(TOP)/tests/guest/*.sh))
+GUEST_LONG_SH := $(filter $(GUEST_ALL),$(GUEST_LONG:%=$(TOP)/tests/guest/%.sh))
+GUEST_SCENARIOS ?= $(GUEST_LONG_SH) $(filter-out $(GUEST_LONG_SH),$(GUEST_ALL))
 
 # one image per kernel, each from that kernel's module (module-KVER in
 # the top Makefile), all in one make
