@@ -171,8 +171,11 @@ struct cpu_clock {
 static void cpu_clock_in(struct preempt_notifier *pn, int cpu)
 {
 	struct cpu_clock *c = container_of(pn, struct cpu_clock, pn);
+	u64 now = local_clock();
 
-	c->off_ns += local_clock() - c->out_at;
+	/* switched back in on another CPU, whose clock may be behind */
+	if (now > c->out_at)
+		c->off_ns += now - c->out_at;
 }
 
 static void cpu_clock_out(struct preempt_notifier *pn,

@@ -155,6 +155,7 @@ rkm_u64 rkm_place_daemon_ns(const struct rkm_place_cell *c,
 
 	if (!ns || !ps)
 		return 0;
+	/* d_qps is written after d_ps: a reader between them sees 0 */
 	if (job->waited)
 		return ns + rkm_place_ps(qps ? qps : ps, load->ring_bytes);
 	return rkm_place_ps(ps, load->ring_bytes + job->bytes);
