@@ -6,7 +6,10 @@
 # correct returns good data, says which chunk it rebuilt and writes it
 # back (a later check finds mismatch_cnt 0).  A parity chunk too; two
 # bad chunks in one row: correct fails those reads with EIO, corrects
-# nothing and says no single chunk explains it; then
+# nothing and says no single chunk explains it.  With m=3 and nothing
+# lost, correct reads the data, P and Q only: a bad data chunk is still
+# corrected (the range read again whole to locate it), a bad third
+# parity chunk goes unread (no mismatch counted) and check finds it; then
 # with members failed: m=3 corrects with one lost (each suspect tried),
 # is detect-only with two and verifies nothing with three, saying so in
 # the kernel log and read_verify_state; m=1 detects only.  The arrays of
@@ -14,10 +17,11 @@
 # Last, on every kernel, 4+2 served by raidkmd (cpu backend): the daemon
 # codes every verified read's CHECK, and a correction's DECODE and CHECK
 # (its LOCATE stays on the CPU), the data verifies and the rewrite leaves
-# no mismatch.  Its deadline is raised as in offload-fio: with the default
+# no mismatch; then 3+3, whose clean reads' CHECKs are of the (k, 2)
+# code, and one correction through the whole read again.  Its deadline is raised as in offload-fio: with the default
 # 50 ms the emulated guest's daemon misses one during the first writes
 # and is dropped, after which everything is coded on the CPU, unseen.
-# timeout: 240
+# timeout: 300
 . /lib/raidkm/lib.sh
 rmmod brd 2>/dev/null
 
@@ -147,10 +151,41 @@ case_m2() {
 	stop
 }
 
-# 3+3: correct with one member lost, detect-only with two, none with three
+# logged_more PATTERN COUNT: the kernel log has more lines matching
+# PATTERN than COUNT
+logged_more() {
+	[ "$(dmesg | grep -c "$1")" -gt "$2" ]
+}
+
+# 3+3: healthy, correct reads k + 2 chunks; correct with one member lost,
+# detect-only with two, none with three
 case_m3() {
-	note "3+3: degraded"
+	note "3+3: healthy, a bad data chunk corrected from data, P and Q"
 	create 6 3
+	mode correct
+	expect_state full
+	# stripe 0 of 3+3: data 0-2 on ram0-2, P on ram5, Q on ram4, R on ram3
+	fixed="corrected data chunk 2 on member 2 at member sector 0"
+	c=$(dmesg | grep -c "$fixed")
+	plant 2 9
+	fiov $A --verify_only
+	logged_more "$fixed" $c || fail "3+3 healthy: data chunk on ram2 not corrected"
+	note "3+3: a bad third parity chunk is not read by correct; check finds it"
+	plant 3 9
+	mm=$(cat $K/read_verify_mismatches)
+	fiov $A --verify_only
+	[ "$(cat $K/read_verify_mismatches)" = "$mm" ] ||
+		fail "correct read the parity past Q (a mismatch counted)"
+	mode off
+	echo check > $S/sync_action
+	sleep 0.5
+	wait_sync md0
+	[ "$(cat $S/mismatch_cnt)" != 0 ] || fail "check did not find the bad third parity chunk"
+	echo repair > $S/sync_action
+	sleep 0.5
+	wait_sync md0
+	check_clean
+	note "3+3: degraded"
 	mode correct
 	check mdadm_km /dev/md0 --fail /dev/ram0
 	expect_state full
@@ -240,6 +275,25 @@ case_served() {
 	# stripe's rows) adds a DECODE and a CHECK, and its LOCATE on the CPU
 	[ $x -ge 1 ] && [ $o -ge $((r + 2 * x)) ] ||
 		{ rkm_dump; fail "$x corrected, $o jobs coded by raidkmd"; }
+	mode off
+	check_clean
+	stop
+	note "served: 3+3 correct, clean reads checked by P and Q"
+	create 6 3
+	mode correct
+	o=$(rkm_stat jobs_offloaded) cpu=$(rkm_stat jobs_cpu)
+	r=$(cat $K/read_verify_reads)
+	fiov $A --verify_only
+	served "correct 3+3" 0
+	[ $r -ge 16 ] && [ $o -ge $r ] ||
+		{ rkm_dump; fail "3+3: $r verified reads, $o jobs coded by raidkmd"; }
+	fixed="corrected data chunk 1 on member 1 at member sector 0"
+	c=$(dmesg | grep -c "$fixed")
+	plant 1 9
+	fiov $A --verify_only
+	logged_more "$fixed" $c || { rkm_dump; fail "served 3+3: data chunk on ram1 not corrected"; }
+	[ "$(rkm_stat daemon_state)" = running ] || fail "served 3+3: raidkmd dropped"
+	[ "$(rkm_stat verify_mismatches)" = 0 ] || fail "served 3+3: raidkmd returned wrong results"
 	mode off
 	check_clean
 	kill -TERM $daemon

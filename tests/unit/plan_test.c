@@ -282,6 +282,39 @@ static const char *check_verify_suspects(void)
 	return NULL;
 }
 
+/*
+ * What a verified read may leave unread: parity rows past Q, only in
+ * correct mode with nothing lost and m >= 3; what it reads always holds
+ * every data chunk, P and Q, and never a chunk more than k + 2.
+ */
+static const char *check_verify_skip(void)
+{
+	int k, m;
+
+	for (k = 1; k <= 16; k++) {
+		for (m = 1; m <= 16 && k + m <= 32; m++) {
+			km_mask_t all = km_mask_all(k + m);
+			km_mask_t skip = km_plan_verify_skip(k, m, 0,
+							     KM_VERIFY_CORRECT);
+			km_mask_t read = all & ~skip;
+
+			if ((skip & ~all) || (read & km_mask_all(k + 2)) !=
+			    (km_mask_all(k + 2) & all)) {
+				snprintf(msg, sizeof(msg), "%d+%d: skips %llx", k, m,
+					 (unsigned long long)skip);
+				return msg;
+			}
+			if (km_popcount(read) != (m >= 3 ? k + 2 : k + m))
+				return "a correct read of a whole range reads other than k + min(m, 2) chunks";
+			if (km_plan_verify_skip(k, m, 0, KM_VERIFY_DETECT))
+				return "detect mode leaves parity unread";
+			if (km_plan_verify_skip(k, m, 1, KM_VERIFY_CORRECT))
+				return "a range with a chunk lost leaves parity unread";
+		}
+	}
+	return NULL;
+}
+
 int main(void)
 {
 	report("plan_write", check_plan());
@@ -291,5 +324,6 @@ int main(void)
 	report("plan_decode_mask", check_decode_mask());
 	report("plan_verify_level", check_verify_level());
 	report("plan_verify_suspects", check_verify_suspects());
+	report("plan_verify_skip", check_verify_skip());
 	return failures ? 1 : 0;
 }

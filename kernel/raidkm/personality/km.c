@@ -170,6 +170,8 @@ void km_free_conf(struct km_conf *conf)
 	kmem_cache_destroy(conf->piece_cache);
 	if (conf->code)
 		rkm_code_destroy(conf->code);
+	if (conf->code_pq)
+		rkm_code_destroy(conf->code_pq);
 	kfree(conf->disks);
 	kfree(conf);
 }
@@ -247,6 +249,9 @@ struct km_conf *km_setup_conf(struct mddev *mddev, int n, int m, int algo)
 		       mdname(mddev), conf->geom.k, m);
 		goto enomem;
 	}
+	/* verified reads' P+Q check (read_verify.c); without it they read all */
+	if (m >= 3)
+		conf->code_pq = rkm_code_create(conf->geom.k, 2);
 	if (km_stripes_init(conf))
 		goto enomem;
 	snprintf(name, sizeof(name), "km_%s", mdname(mddev));

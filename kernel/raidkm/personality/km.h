@@ -308,6 +308,7 @@ struct km_conf {
 	struct mddev *mddev;
 	struct km_geom geom;
 	struct rkm_code *code;
+	struct rkm_code *code_pq;	/* (k, 2), m >= 3: P+Q checks */
 	struct km_disk *disks;		/* by raid_disk */
 
 	spinlock_t lock;		/* stripe lists, hash, bio lists */

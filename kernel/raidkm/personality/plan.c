@@ -181,3 +181,10 @@ km_mask_t km_plan_verify_suspects(int n, int m, km_mask_t lost)
 		return 0;
 	return km_mask_all(n) & ~lost;
 }
+
+km_mask_t km_plan_verify_skip(int k, int m, km_mask_t lost, int level)
+{
+	if (level != KM_VERIFY_CORRECT || lost || m < 3)
+		return 0;
+	return km_mask_all(k + m) & ~km_mask_all(k + 2);
+}

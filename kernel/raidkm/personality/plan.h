@@ -127,4 +127,15 @@ int km_plan_verify_effective(int want, int m, km_mask_t lost);
  */
 km_mask_t km_plan_verify_suspects(int n, int m, km_mask_t lost);
 
+/*
+ * The parity chunks (codec indices k + 2 .. k + m - 1) that a verified
+ * read at @level of a range with nothing lost may leave unread: with the
+ * k data chunks, P and Q (the first rows of every km code, so the (k, 2)
+ * code checks them) it detects two bad chunks and locates one; a
+ * mismatch is then read again whole.  0 unless @level is CORRECT, nothing
+ * is lost and m >= 3 (detect mode reads every parity chunk: a mismatch
+ * in any of them fails the read).
+ */
+km_mask_t km_plan_verify_skip(int k, int m, km_mask_t lost, int level);
+
 #endif /* RKM_PLAN_H */

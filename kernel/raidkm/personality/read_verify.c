@@ -7,7 +7,11 @@
  *      its rows are the rows of the chunk stripe it touches (all of them
  *      when it spans more than one chunk), and every readable chunk of
  *      them (all k + m but the lost ones) is read with one multi-page
- *      bio per member into one arena run (wide_buf.c);
+ *      bio per member into one arena run (wide_buf.c); in correct mode
+ *      with nothing lost and m >= 3 only the data, P and Q (plan.c's
+ *      km_plan_verify_skip: k + 2 chunks detect two bad ones and locate
+ *      one), checked with the (k, 2) code, and on a mismatch the range
+ *      is read again whole before step 3 locates the bad chunk;
  *   2. lost chunks, if any, are decoded from k of the others, and one
  *      CHECK job compares the range with its parity;
  *   3. consistent: the read is filled from the buffers.  A mismatch
@@ -66,6 +70,8 @@ struct km_verify {
 	unsigned int rows;
 	int level;			/* enum km_verify_level for the range */
 	km_mask_t lost;			/* chunks not read */
+	km_mask_t skip;			/* parity not read: the P+Q check */
+	bool whole;			/* read every chunk (P or Q disagreed) */
 	unsigned int gen;		/* write_gen.c */
 	void *run;			/* n + m + 1 chunks of rows pages */
 	unsigned int run_pages;
@@ -226,7 +232,7 @@ static bool km_verify_get_rdevs(struct km_verify *v)
 	int i;
 
 	for (i = 0; i < conf->geom.n; i++) {
-		if (v->lost & km_bit(i))
+		if ((v->lost | v->skip) & km_bit(i))
 			continue;
 		v->rdev[i] = km_read_rdev(conf,
 					  km_chunk_member(&conf->geom,
@@ -311,6 +317,10 @@ static int km_verify_read_members(struct km_verify *v)
 					    conf->geom.m, v->lost);
 	if (bad || v->level == KM_VERIFY_NONE)
 		return -EIO;
+	v->skip = 0;
+	if (!v->whole && conf->code_pq)
+		v->skip = km_plan_verify_skip(conf->geom.k, conf->geom.m,
+					      v->lost, v->level);
 	if (!km_verify_get_rdevs(v) ||
 	    !km_gen_read_begin(conf, stripe, &v->gen))
 		return -EAGAIN;
@@ -322,13 +332,11 @@ static int km_verify_read_members(struct km_verify *v)
 	return km_gen_read_valid(conf, stripe, v->gen) ? 0 : -EAGAIN;
 }
 
-/* The range's chunks, read coherently; false: go by rows. */
-static bool km_verify_fetch(struct km_verify *v)
+/* The range's chunks read into the run, coherently: true, else false. */
+static bool km_verify_read_coherent(struct km_verify *v)
 {
 	int try, r = -EAGAIN;
 
-	if (!km_verify_buffers(v))
-		return false;
 	for (try = 0; try < KM_VERIFY_TRIES && r == -EAGAIN; try++) {
 		if (try) {
 			atomic64_inc(&v->conf->verify_stats.retried);
@@ -339,6 +347,12 @@ static bool km_verify_fetch(struct km_verify *v)
 	if (r == -EAGAIN)
 		atomic64_inc(&v->conf->verify_stats.raced);
 	return !r;
+}
+
+/* The range's chunks, read coherently; false: go by rows. */
+static bool km_verify_fetch(struct km_verify *v)
+{
+	return km_verify_buffers(v) && km_verify_read_coherent(v);
 }
 
 static void km_verify_job_done(struct rkm_job *job)
@@ -364,7 +378,8 @@ static int km_verify_job(struct km_verify *v, enum rkm_job_op op,
 
 	memset(job, 0, sizeof(*job));
 	job->op = op;
-	job->code = conf->code;
+	/* a range read without its parity past Q is checked by P and Q */
+	job->code = op == RKM_JOB_CHECK && v->skip ? conf->code_pq : conf->code;
 	job->len = v->rows << PAGE_SHIFT;
 	job->waited = true;	/* a reader */
 	memcpy(job->chunk, chunk, sizeof(void *) * g->n);
@@ -521,11 +536,29 @@ static enum km_verify_end km_verify_correct(struct km_verify *v)
 	return KM_VE_CORRECTED;
 }
 
+/*
+ * P or Q disagreed with the data of a range read without the parity
+ * past them: read the range again, every chunk, and check it whole (1
+ * consistent, 0 not, or a job's error).  When it cannot be read again
+ * coherently the read fails (the level drops to detect): a mismatch was
+ * seen, so what the row path would return is not to be trusted.
+ */
+static int km_verify_widen(struct km_verify *v)
+{
+	v->whole = true;
+	if (km_verify_read_coherent(v))
+		return km_verify_try(v, -1);
+	v->level = KM_VERIFY_DETECT;
+	return 0;
+}
+
 /* Decode lost chunks, check; on a mismatch, correct or fail. */
 static enum km_verify_end km_verify_check(struct km_verify *v)
 {
 	int r = km_verify_try(v, -1);
 
+	if (r == 0 && v->skip)
+		r = km_verify_widen(v);
 	if (r < 0) {
 		pr_warn_ratelimited("md/km:%s: read_verify: job failed (%d), reading by rows\n",
 				    mdname(v->conf->mddev), r);
