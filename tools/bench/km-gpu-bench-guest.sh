@@ -618,6 +618,20 @@ if pass main; then
 		echo "RATIO verified/unverified $(name $id): seqread_1M=$(ratio $(med $id svr) $(med $id sr)) randread_4k=$(ratio $(med $id rvr) $(med $id rr))" \
 			"cpu_s_per_GB_seqread=$(ratio $(med $id csvr) $(med $id csr)) cpu_s_per_GB_randread_4k=$(ratio $(med $id crvr) $(med $id crr))"
 	done
+	# against the bound the copies set on ramdisks: a healthy read copies
+	# each byte once (ramdisk to the reader's pages); a verified 1 MiB read
+	# (whole chunk stripes) copies c/k + 1, c chunks read per k delivered
+	# (k + 2 in correct mode, all k + m when m <= 2) and then the fill
+	line=""
+	for id in $VCONFIGS; do
+		geometry $id
+		c=$((m >= 2 ? k + 2 : k + m))
+		line="$line $(name $id)=$(awk -v c=$c -v k=$k -v r=$(ratio $(med $id svr) $(med $id sr)) 'BEGIN {
+			b = 1 / (c / k + 1)
+			if (r == "n/a") printf "bound %.2f, n/a", b
+			else printf "%.2f/%.2f=%.2f", r, b, r / b }')"
+	done
+	echo "RATIO verified/unverified seqread_1M against its copy bound (measured/bound=share; copies per byte: verified c/k + 1, healthy 1):$line"
 	for id in k42s k83s k42n k42a k83a; do
 		eval "a=\$(stats \$${id}_all_cpy) b=\$(stats \$${id}_all_chk) c=\$(stats \$${id}_all_cpyp)"
 		echo "MEDIAN-COST $(name $id) stage_copy_cpu_s_per_GB $a result_checks_cpu_s_per_GB $b stage_copy_share_of_guest_cpu_pct $c"
