@@ -12,8 +12,13 @@
 # parity chunk goes unread (no mismatch counted) and check finds it; then
 # with members failed: m=3 corrects with one lost (each suspect tried),
 # is detect-only with two and verifies nothing with three, saying so in
-# the kernel log and read_verify_state; m=1 detects only.  The arrays of
-# the sweep (m2, m3, m1) are shared between the kernels of a check.
+# the kernel log and read_verify_state; m=1 detects only.  A real read
+# error (a dm "error" segment on member 0) and a bad chunk on member 1 in
+# the same row: 4+2 fails the reads of that row with EIO (one chunk of
+# redundancy left: detect only), 3+3 returns good data, rewrites the bad
+# chunk and tries to rewrite the unreadable one (the error segment fails
+# the write: a bad block is recorded).  The arrays of the sweep (m2, m3,
+# m1, rerr) are shared between the kernels of a check.
 # Last, on every kernel, 4+2 served by raidkmd (cpu backend): the daemon
 # codes every verified read's CHECK, and a correction's DECODE and CHECK
 # (its LOCATE stays on the CPU), the data verifies and the rewrite leaves
@@ -224,6 +229,76 @@ case_m1() {
 	stop
 }
 
+# rv_member ON|OFF: member 0 is the dm device rv over ram0; with ON its
+# row 1 of chunk stripe 0 (member sectors 8-15 after the data offset $2)
+# fails every read and write
+rv_member() {
+	sz=$(blockdev --getsz /dev/ram0)
+	if [ $1 = ON ]; then
+		e=$(($2 + 8))
+		printf '0 %d linear /dev/ram0 0\n%d 8 error\n%d %d linear /dev/ram0 %d\n' \
+			$e $e $((e + 8)) $((sz - e - 8)) $((e + 8)) >/tmp/table
+	else
+		echo "0 $sz linear /dev/ram0 0" >/tmp/table
+	fi
+	if dmsetup info rv >/dev/null 2>&1; then
+		check dmsetup suspend rv
+		check dmsetup load rv /tmp/table
+		check dmsetup resume rv
+	else
+		check dmsetup create --noudevsync rv /tmp/table
+		check dmsetup mknodes rv
+	fi
+}
+
+# a read error on member 0 and a bad chunk on member 1, both in row 1 of
+# chunk stripe 0 (data chunks 0 and 1 for 4+2 and 3+3)
+case_rerr() {
+	check modprobe dm-mod
+	for m in 2 3; do
+		k=$((6 - m))
+		note "$k+$m: a read error and a bad chunk in one row"
+		rv_member OFF 0
+		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
+			--layout=m$m --raid-devices=6 --chunk=64 /dev/mapper/rv $(members 5 1)
+		fiov $A
+		dm=dm-$(dmsetup info -c --noheadings -o minor rv | tr -d ' ')
+		rv_member ON "$(cat $S/dev-$dm/offset)"
+		plant 1 9
+		mode correct
+		r=$(dmesg | grep -c "read error on $dm .*(verified read)")
+		if [ $m = 2 ]; then
+			expect_state full
+			read4k 1 && fail "4+2: a row with a read error and a bad chunk returned data"
+			grep -q "Input/output error" /tmp/dd.err || fail "not EIO: $(cat /tmp/dd.err)"
+			read4k $((16 + 1)) && fail "4+2: the bad chunk's block returned data"
+			read4k 0 || fail "4+2: a clean row failed next to the bad one"
+			verify_fails "4+2 read error and bad chunk"
+			grep -qi "verify failed\|bad magic\|bad header" /tmp/fio.out &&
+				fail "4+2: bad data returned to fio: $(cat /tmp/fio.out)"
+			dmesg | grep -q "detect only: read failed" ||
+				fail "4+2: the mismatch was not reported as detect only"
+		else
+			fixed="corrected data chunk 1 on member 1 at member sector 0"
+			c=$(dmesg | grep -c "$fixed")
+			fiov $A --verify_only
+			logged_more "$fixed" $c || fail "3+3: the bad chunk next to a read error not corrected"
+			[ -s $S/dev-$dm/bad_blocks ] ||
+				fail "3+3: the unwritable row of member 0 not recorded as a bad block"
+			note "3+3: the bad block is served by the row path, the data still right"
+			fiov $A --verify_only
+		fi
+		logged_more "read error on $dm .*(verified read)" $r ||
+			fail "$k+$m: the member read error not reported"
+		mode off
+		check mdadm_km --stop /dev/md0
+		wait_md_gone md0
+		check dmsetup remove --noudevsync rv
+		check rmmod brd
+		ramdisks 6 8
+	done
+}
+
 # rkm_dump: raidkm's offload counters and the array's verify counters
 rkm_dump() {
 	grep -H . $RKM_SYS/* $K/read_verify* 2>/dev/null | sed 's|.*/||'
@@ -302,7 +377,7 @@ case_served() {
 	stop
 }
 
-for c in $(share m2 m3 m1) served; do
+for c in $(share m2 m3 m1 rerr) served; do
 	case_$c
 done
 rmmod brd 2>/dev/null

@@ -81,8 +81,13 @@ struct km_verify {
 	void *spare;			/* a suspect chunk rebuilt */
 	int fixed;			/* the chunk corrected, or -1 */
 	struct md_rdev *rdev[RKM_MAX_N];
+	struct km_verify_rd {		/* a member read's chunk, for its end */
+		struct km_verify *v;
+		int chunk;
+	} rd[RKM_MAX_N];
+	atomic64_t read_err;		/* chunks whose member read failed */
+	km_mask_t rerr;			/* of them, rebuilt: to write back */
 	atomic_t pending;
-	bool read_failed;
 	struct completion done;		/* member reads, or a job */
 	struct rkm_job job;
 	struct work_struct work;
@@ -263,10 +268,11 @@ static bool km_verify_buffers(struct km_verify *v)
 
 static void km_verify_end_read(struct bio *bio)
 {
-	struct km_verify *v = bio->bi_private;
+	struct km_verify_rd *rd = bio->bi_private;
+	struct km_verify *v = rd->v;
 
 	if (bio->bi_status)
-		WRITE_ONCE(v->read_failed, true);
+		atomic64_or(km_bit(rd->chunk), &v->read_err);
 	bio_put(bio);
 	if (atomic_dec_and_test(&v->pending))
 		complete(&v->done);
@@ -288,7 +294,9 @@ static void km_verify_submit_reads(struct km_verify *v)
 		bio = km_wide_member_bio(conf, v->rdev[i], REQ_OP_READ,
 					 v->msector, v->buf[i], v->rows,
 					 v->run_arena);
-		bio->bi_private = v;
+		v->rd[i].v = v;
+		v->rd[i].chunk = i;
+		bio->bi_private = &v->rd[i];
 		bio->bi_end_io = km_verify_end_read;
 		atomic_inc(&v->pending);
 		submit_bio_noacct(bio);
@@ -299,15 +307,54 @@ static void km_verify_submit_reads(struct km_verify *v)
 }
 
 /*
+ * Member reads of chunks @failed failed (a medium error, or a member
+ * going bad): count them as the row path does (md fails a member past
+ * max_corr_read_errors) and verify the range without them, rebuilt from
+ * the others, if the redundancy left allows: the level drops as for
+ * lost members, and once the range checks they are written back
+ * (km_verify_fix_read_errors()).  Whether the range can still be
+ * verified.
+ */
+static bool km_verify_take_read_errors(struct km_verify *v, km_mask_t failed)
+{
+	struct km_conf *conf = v->conf;
+	struct mddev *mddev = conf->mddev;
+	int j;
+
+	for (j = 0; j < conf->geom.n; j++) {
+		struct md_rdev *rdev = v->rdev[j];
+
+		if (!(failed & km_bit(j)))
+			continue;
+		pr_warn_ratelimited("md/km:%s: read error on %pg at sector %llu+%u (verified read), rebuilding it\n",
+				    mdname(mddev), rdev->bdev,
+				    (unsigned long long)v->msector,
+				    km_verify_len(v));
+		if (atomic_inc_return(&rdev->read_errors) >
+		    atomic_read(&mddev->max_corr_read_errors)) {
+			pr_err("md/km:%s: too many read errors on %pg, failing it\n",
+			       mdname(mddev), rdev->bdev);
+			md_error(mddev, rdev);
+		}
+	}
+	v->lost |= failed;
+	v->rerr = failed;
+	v->level = km_plan_verify_effective(READ_ONCE(conf->verify_mode),
+					    conf->geom.m, v->lost);
+	return v->level != KM_VERIFY_NONE;
+}
+
+/*
  * Read every readable chunk of the range once: 0, -EAGAIN when a write of
  * the chunk stripe was in flight or started meanwhile (or a member went
- * away), else -EIO (the row path serves the read: a read error, a
- * bad-block record, no redundancy left to verify with).
+ * away), else -EIO (the row path serves the read: a bad-block record, no
+ * redundancy left to verify with, also after member read errors).
  */
 static int km_verify_read_members(struct km_verify *v)
 {
 	struct km_conf *conf = v->conf;
 	sector_t stripe = v->span.stripe;
+	km_mask_t failed;
 	bool bad;
 
 	km_wide_put_rdevs(v->conf, v->rdev);
@@ -324,9 +371,16 @@ static int km_verify_read_members(struct km_verify *v)
 	if (!km_verify_get_rdevs(v) ||
 	    !km_gen_read_begin(conf, stripe, &v->gen))
 		return -EAGAIN;
-	v->read_failed = false;
+	atomic64_set(&v->read_err, 0);
+	v->rerr = 0;
 	km_verify_submit_reads(v);
-	if (READ_ONCE(v->read_failed))
+	failed = atomic64_read(&v->read_err);
+	if (failed && v->skip) {
+		/* a read error: the parity left unread is needed after all */
+		v->whole = true;
+		return km_verify_read_members(v);
+	}
+	if (failed && !km_verify_take_read_errors(v, failed))
 		return -EIO;
 	km_wide_race_window();
 	return km_gen_read_valid(conf, stripe, v->gen) ? 0 : -EAGAIN;
@@ -449,67 +503,118 @@ static int km_verify_locate(struct km_verify *v)
 	return -1;
 }
 
-/*
- * Write @data (chunk @j rebuilt) back to the member it was read from,
- * with the rows claimed from the stripe cache and only if no write of
- * the chunk stripe started since the reads (it would be newer).  Whether
- * written.
- */
-static bool km_verify_rewrite(struct km_verify *v, int j, void *data)
+/* One member write of @data (chunk @j) over the range; whether written. */
+static bool km_verify_write_chunk(struct km_verify *v, int j, void *data)
 {
-	struct km_conf *conf = v->conf;
 	struct md_rdev *rdev = v->rdev[j];
-	unsigned int sectors = km_verify_len(v);
-	bool ok = false;
+	struct bio *bio;
+	bool ok;
 
-	spin_lock_irq(&conf->lock);
-	km_claim_rows(conf, &v->claim, v->msector, v->msector + sectors);
-	spin_unlock_irq(&conf->lock);
-	if (km_live(rdev) && km_gen_read_valid(conf, v->span.stripe, v->gen)) {
-		struct bio *bio;
-
-		km_gen_write_begin(conf, v->span.stripe);
-		bio = km_wide_member_bio(conf, rdev, REQ_OP_WRITE, v->msector,
-					 data, v->rows, false);
-		ok = !submit_bio_wait(bio);
-		bio_put(bio);
-		km_gen_write_end(conf, v->span.stripe);
-		if (!ok && !rdev_set_badblocks(rdev, v->msector, sectors, 0))
-			md_error(conf->mddev, rdev);
-	}
-	km_claim_release(conf, &v->claim);
+	if (!km_live(rdev))
+		return false;
+	bio = km_wide_member_bio(v->conf, rdev, REQ_OP_WRITE, v->msector,
+				 data, v->rows, false);
+	ok = !submit_bio_wait(bio);
+	bio_put(bio);
+	if (!ok && !rdev_set_badblocks(rdev, v->msector, km_verify_len(v), 0))
+		md_error(v->conf->mddev, rdev);
 	return ok;
 }
 
 /*
- * The read got chunk @j rebuilt; write it back from @copy (memory of its
- * own: the arena run is given back before the rows are claimed, so that a
- * wide write holding a claim there never waits for our run) and say so.
+ * Write the chunks @which rebuilt (from @data, by codec index) back to
+ * the members they were read from, with the rows claimed from the stripe
+ * cache and only if no write of the chunk stripe started since the reads
+ * (it would be newer); all under one claim, as one write of the chunk
+ * stripe.  A failed write records a bad block (or fails the member).
+ * The chunks written.
  */
-static void km_verify_write_back(struct km_verify *v, int j, void *copy)
+static km_mask_t km_verify_rewrite(struct km_verify *v, km_mask_t which,
+				   void **data)
+{
+	struct km_conf *conf = v->conf;
+	km_mask_t written = 0;
+	int j;
+
+	spin_lock_irq(&conf->lock);
+	km_claim_rows(conf, &v->claim, v->msector,
+		      v->msector + km_verify_len(v));
+	spin_unlock_irq(&conf->lock);
+	if (km_gen_read_valid(conf, v->span.stripe, v->gen)) {
+		km_gen_write_begin(conf, v->span.stripe);
+		for (j = 0; j < conf->geom.n; j++)
+			if ((which & km_bit(j)) && data[j] &&
+			    km_verify_write_chunk(v, j, data[j]))
+				written |= km_bit(j);
+		km_gen_write_end(conf, v->span.stripe);
+	}
+	km_claim_release(conf, &v->claim);
+	return written;
+}
+
+/*
+ * Copies of the chunks to write back: the one corrected (its buffer is
+ * the spare by now) and those whose member reads failed (km_verify_take_read_errors(),
+ * rebuilt in their buffers), in memory of their own (the arena run is
+ * given back before the rows are claimed, so that a wide write holding a
+ * claim there never waits for our run); NULL where memory ran out (that
+ * chunk is not written back).  The chunks to write back.
+ */
+static km_mask_t km_verify_keep(struct km_verify *v, enum km_verify_end how,
+				void **copy)
+{
+	size_t bytes = (size_t)v->rows << PAGE_SHIFT;
+	km_mask_t which = v->rerr;
+	int j;
+
+	if (how == KM_VE_CORRECTED)
+		which |= km_bit(v->fixed);
+	for (j = 0; j < v->conf->geom.n; j++) {
+		copy[j] = NULL;
+		if (!(which & km_bit(j)))
+			continue;
+		copy[j] = km_wide_own_buf(bytes);
+		if (copy[j])
+			memcpy(copy[j], v->buf[j], bytes);
+	}
+	return which;
+}
+
+/*
+ * Write back what the read rebuilt (the chunks of km_verify_keep()), say
+ * so in the kernel log as check/repair and the row path's read errors do,
+ * count the read errors corrected, free the copies.
+ */
+static void km_verify_write_back(struct km_verify *v, km_mask_t which,
+				 void **copy)
 {
 	struct km_conf *conf = v->conf;
 	struct km_geom *g = &conf->geom;
-	bool written = copy && km_verify_rewrite(v, j, copy);
+	km_mask_t written = km_verify_rewrite(v, which, copy);
+	int j;
 
-	pr_warn_ratelimited("md/km:%s: read_verify: corrected %s chunk %d on member %d at member sector %llu (%u sectors)%s\n",
-			    mdname(conf->mddev), j < g->k ? "data" : "parity",
-			    j < g->k ? j : j - g->k,
-			    km_chunk_member(g, v->span.stripe, j),
-			    (unsigned long long)v->msector, km_verify_len(v),
-			    written ? "" : ", not rewritten");
-	kvfree(copy);
-}
-
-/* A copy of the rebuilt chunk in the spare for the write back, or NULL. */
-static void *km_verify_keep(struct km_verify *v)
-{
-	size_t bytes = (size_t)v->rows << PAGE_SHIFT;
-	void *copy = km_wide_own_buf(bytes);
-
-	if (copy)
-		memcpy(copy, v->spare, bytes);
-	return copy;
+	for (j = 0; j < g->n; j++) {
+		if (!(which & km_bit(j)))
+			continue;
+		kvfree(copy[j]);
+		if (j == v->fixed) {
+			pr_warn_ratelimited("md/km:%s: read_verify: corrected %s chunk %d on member %d at member sector %llu (%u sectors)%s\n",
+					    mdname(conf->mddev),
+					    j < g->k ? "data" : "parity",
+					    j < g->k ? j : j - g->k,
+					    km_chunk_member(g, v->span.stripe, j),
+					    (unsigned long long)v->msector,
+					    km_verify_len(v),
+					    written & km_bit(j) ? "" : ", not rewritten");
+		} else if (written & km_bit(j)) {
+			atomic64_inc(&conf->stats.read_errors_corrected);
+			pr_info_ratelimited("md/km:%s: read error corrected (chunk %d, member %d, sector %llu+%u) by a verified read\n",
+					    mdname(conf->mddev), j,
+					    km_chunk_member(g, v->span.stripe, j),
+					    (unsigned long long)v->msector,
+					    km_verify_len(v));
+		}
+	}
 }
 
 /* The check failed: locate the one bad chunk if the level allows. */
@@ -588,7 +693,8 @@ static void km_verify_finish(struct km_verify *v, enum km_verify_end how)
 {
 	struct km_conf *conf = v->conf;
 	struct bio *bio = v->bio;
-	void *copy = NULL;
+	void *copy[RKM_MAX_N];
+	km_mask_t which = 0;
 
 	if (how == KM_VE_ROWS) {
 		atomic64_inc(&conf->verify_stats.unverified);
@@ -608,12 +714,13 @@ static void km_verify_finish(struct km_verify *v, enum km_verify_end how)
 				     km_span_data(&v->span));
 		}
 	}
-	if (how == KM_VE_CORRECTED)
-		copy = km_verify_keep(v);
+	/* rebuilt data to write back: not after a failed or unverified read */
+	if (how == KM_VE_GOOD || how == KM_VE_CORRECTED)
+		which = km_verify_keep(v, how, copy);
 	bio_endio(bio);
 	km_verify_put_run(v);
-	if (how == KM_VE_CORRECTED)
-		km_verify_write_back(v, v->fixed, copy);
+	if (which)
+		km_verify_write_back(v, which, copy);
 	km_verify_free(v);
 }
 
@@ -641,6 +748,7 @@ void km_verify_read(struct km_conf *conf, struct bio *bio)
 	atomic_inc(&conf->active_reads);
 	v->conf = conf;
 	v->bio = bio;
+	v->fixed = -1;
 	km_stripe_span(&conf->geom, bio->bi_iter.bi_sector, bio_end_sector(bio),
 		       KM_ROW_SECTORS, &v->span);
 	v->msector = km_span_msector(conf, &v->span, v->span.lo);
