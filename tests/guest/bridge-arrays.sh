@@ -5,8 +5,11 @@
 # with the in-kernel codec (verify_ppm=1000000).  km 4+2, 8+3 and 16+8
 # (64 KiB chunks): written and verified healthy, read back with m members
 # failed (wide reads: one decode job per row range, served by the host
-# daemon with its wanted mask), rebuilt onto m spares, verified again,
-# then "check" finds no
+# daemon with its wanted mask), rebuilt onto m spares, verified again;
+# then read with read_verify correct after 512 bytes of a data chunk were
+# overwritten behind md's back (the host daemon codes the verified reads'
+# CHECKs, P+Q only for m >= 3, and the correction's DECODE and CHECK):
+# the data verifies, the chunk is corrected, and "check" finds no
 # mismatch; at least 99 % of each array's jobs were coded by the host
 # daemon and no verification failed.  4+2 runs on every kernel; 8+3 and
 # 16+8 are shared between the kernels of a check (each runs in every
@@ -30,6 +33,30 @@ echo 2000000 >/proc/sys/dev/raid/speed_limit_min
 echo 2000000 >/proc/sys/dev/raid/speed_limit_max
 ramdisks 32 12
 start_relay
+
+# verified_reads: read_verify correct over 8 MiB after data chunk 1 of
+# chunk stripe 0 (slot 1's member, row 1) was overwritten behind md's
+# back: the data verifies, the chunk is corrected and rewritten (the
+# check that follows finds no mismatch), the checks were offloaded
+verified_reads() {
+	K=/sys/block/md0/md/km
+	note "km $k+$m: verified reads, a bad chunk corrected"
+	dev=$(basename "$(readlink /sys/block/md0/md/rd1)")
+	off=$(cat /sys/block/md0/md/$dev/offset)
+	check dd if=/dev/urandom of=/dev/${dev#dev-} bs=512 count=1 seek=$((off + 9)) conv=notrunc 2>/dev/null
+	check blockdev --flushbufs /dev/${dev#dev-}
+	fixed="corrected data chunk 1 on member 1 at member sector 0"
+	c=$(dmesg | grep -c "$fixed") r=$(cat $K/read_verify_reads) o=$(rkm_stat jobs_offloaded)
+	echo correct >$K/read_verify
+	fiov --name=km --rw=write --bs=1M --size=8M --verify_only
+	echo off >$K/read_verify
+	[ "$(dmesg | grep -c "$fixed")" -gt $c ] ||
+		fail "km $k+$m: the bad chunk was not corrected by a verified read"
+	r=$(($(cat $K/read_verify_reads) - r)) o=$(($(rkm_stat jobs_offloaded) - o))
+	echo "km $k+$m: $r verified reads, $o jobs coded by the host daemon meanwhile"
+	[ $r -ge 8 ] && [ $o -ge $r ] ||
+		fail "km $k+$m: $r verified reads, $o jobs offloaded"
+}
 
 # array K M SIZE_MIB: one geometry through its whole life
 array() {
@@ -71,6 +98,7 @@ array() {
 	[ "$(cat /sys/block/md0/md/degraded)" = 0 ] ||
 		fail "still degraded after the rebuild"
 	fiov --name=km --rw=write --bs=1M --size=${size}M --verify_only
+	verified_reads
 	note "km $k+$m: check"
 	check_clean md0 "km $k+$m"
 	check mdadm_km --stop /dev/md0
