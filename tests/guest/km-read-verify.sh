@@ -59,6 +59,13 @@ expect_state() {
 		fail "read_verify_state $(cat $K/read_verify_state), expected $1"
 }
 
+# detail_says TEXT: mdadm --detail's Read Verify line reads TEXT
+detail_says() {
+	mdadm_km --detail /dev/md0 >/tmp/detail 2>&1
+	grep -q "^ *Read Verify : $1\$" /tmp/detail ||
+		fail "mdadm --detail: not 'Read Verify : $1': $(grep 'Read Verify' /tmp/detail)"
+}
+
 # verify_fails: the data read back is wrong or unreadable
 verify_fails() {
 	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --verify=crc32c \
@@ -80,6 +87,7 @@ create() {
 	check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
 		--layout=m$2 --raid-devices=$1 --chunk=64 $(members $1)
 	[ "$(cat $K/read_verify)" = off ] || fail "read_verify not off by default"
+	detail_says off
 	fiov $A
 }
 
@@ -119,6 +127,7 @@ case_m2() {
 	dmesg | grep -q "read_verify: parity mismatch" || fail "mismatch not logged"
 	mode correct
 	expect_state full
+	detail_says "correct (reads full)"
 	note "correct returns good data and rewrites the chunk"
 	fiov $A --verify_only
 	dmesg | grep -q "corrected data chunk 2 on member 2 at member sector 0" ||
@@ -201,6 +210,7 @@ case_m3() {
 		fail "data chunk on ram1 not corrected with a member lost"
 	check mdadm_km /dev/md0 --fail /dev/ram5
 	expect_state detect-only
+	detail_says "correct (reads detect-only)"
 	dmesg | grep -q "read_verify correct: reads are detect-only now" ||
 		fail "degrading to detect-only not logged"
 	plant 2 17
