@@ -328,6 +328,17 @@ served() {
 	[ $cpu -le $2 ] || { rkm_dump; fail "$1: $cpu jobs coded on the CPU"; }
 }
 
+# served_clean WHAT: the region read back verified, with no bad chunk:
+# every read's CHECK coded by raidkmd, none on the CPU
+served_clean() {
+	o=$(rkm_stat jobs_offloaded) cpu=$(rkm_stat jobs_cpu)
+	r=$(cat $K/read_verify_reads)
+	fiov $A --verify_only
+	served "$1" 0
+	[ $r -ge 16 ] && [ $o -ge $r ] ||
+		{ rkm_dump; fail "$1: $r verified reads, $o jobs coded by raidkmd"; }
+}
+
 # served: raidkmd (cpu backend) codes the verified reads' jobs: every
 # CHECK of a clean read, and a correction's DECODE and CHECK (its LOCATE
 # runs on the CPU: the ring has no such op)
@@ -339,12 +350,7 @@ case_served() {
 	start_raidkmd
 	create 6 2
 	mode detect
-	o=$(rkm_stat jobs_offloaded) cpu=$(rkm_stat jobs_cpu)
-	r=$(cat $K/read_verify_reads)
-	fiov $A --verify_only
-	served "detect" 0
-	[ $r -ge 16 ] && [ $o -ge $r ] ||
-		{ rkm_dump; fail "$r verified reads, $o jobs coded by raidkmd"; }
+	served_clean "detect"
 	note "served: correct returns good data and rewrites the chunk"
 	plant 3 21
 	mode correct
@@ -366,12 +372,7 @@ case_served() {
 	note "served: 3+3 correct, clean reads checked by P and Q"
 	create 6 3
 	mode correct
-	o=$(rkm_stat jobs_offloaded) cpu=$(rkm_stat jobs_cpu)
-	r=$(cat $K/read_verify_reads)
-	fiov $A --verify_only
-	served "correct 3+3" 0
-	[ $r -ge 16 ] && [ $o -ge $r ] ||
-		{ rkm_dump; fail "3+3: $r verified reads, $o jobs coded by raidkmd"; }
+	served_clean "correct 3+3"
 	fixed="corrected data chunk 1 on member 1 at member sector 0"
 	c=$(dmesg | grep -c "$fixed")
 	plant 1 9
