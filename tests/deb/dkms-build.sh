@@ -3,16 +3,22 @@
 # covers: packaging: DKMS
 #
 # The raidkm-dkms package builds raidkm.ko with DKMS for every supported
-# kernel installed (6.1 and 6.12: those with headers in /lib/modules).
-# The package is unpacked into a scratch directory and DKMS works in a
-# scratch tree (--sourcetree, --dkmstree; its signing key too), so nothing
-# is installed on the system.  For each kernel: "dkms build" succeeds,
-# the module's vermagic names the kernel, it carries md's aliases for km,
-# and the build extracted md's headers and ran the interface checks.  A
-# kernel outside BUILD_EXCLUSIVE_KERNEL is skipped (status 77), not failed.
+# kernel installed (6.1 and 6.12: those with headers in /lib/modules),
+# but Debian 12's 6.1: tests/deb/installed-boot.sh, beside this test in
+# DEB_TESTS, has apt install the package into a Debian 12 root, where
+# DKMS builds it for that root's 6.1 kernel, and checks the same there
+# (a 6.1 kernel is built here when no 6.12 one is installed, or when
+# named).  The package is unpacked into a scratch directory and DKMS
+# works in a scratch tree (--sourcetree, --dkmstree; its signing key
+# too), so nothing is installed on the system.  For each kernel: "dkms
+# build" succeeds, the module's vermagic names the kernel, it carries
+# md's aliases for km, and the build extracted md's headers and ran the
+# interface checks.  A kernel outside BUILD_EXCLUSIVE_KERNEL is skipped
+# (status 77), not failed.
 #
 # usage: dkms-build.sh [DEB_DIR [KVER...]]
 #   DEB_DIR  where raidkm-dkms_*.deb is (default: build/deb, "make deb")
+#   KVER     the kernels to build for (default: as above)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 debdir=${1:-$top/build/deb}
 [ $# -gt 0 ] && shift
@@ -31,13 +37,24 @@ if ! command -v dkms >/dev/null; then
 	exit 1
 fi
 # every supported kernel with its build tree installed (as the Makefile's
-# KVERS_ALL: Debian amd64 kernels of 6.1 and 6.12)
+# KVERS_ALL: Debian amd64 kernels of 6.1 and 6.12), 6.1 only where there
+# is no 6.12 (installed-boot.sh builds for 6.1, above)
 if [ -z "$kvers" ]; then
+	k61=""
 	for d in /lib/modules/6.*; do
 		k=${d##*/}
 		echo "$k" | grep -qE '^6\.(1|12)\.[0-9]+(-[0-9]+|\+deb[0-9]+)-amd64$' &&
-			[ -d "$d/build" ] && kvers="$kvers $k"
+			[ -d "$d/build" ] || continue
+		case $k in
+		6.1.*) k61="$k61 $k" ;;
+		*) kvers="$kvers $k" ;;
+		esac
 	done
+	if [ -n "$kvers" ]; then
+		[ -n "$k61" ] && echo "note: 6.1 ($(echo $k61)) is built by DKMS in tests/deb/installed-boot.sh's root"
+	else
+		kvers=$k61
+	fi
 fi
 if [ -z "$kvers" ]; then
 	echo "FAIL dkms-build: no 6.1 or 6.12 kernel headers installed"

@@ -78,6 +78,7 @@ for p in raidkm-dkms raidkmd mdadm; do
 		stop root "$p is not installed in the root"
 	[ "$have" = "$want ii " ] || stop root "$p in the root: '$have', want '$want ii'"
 	vers="$vers $p $want,"
+	[ $p = raidkm-dkms ] && dkmsver=$want
 done
 # where the time went, from mkroot.sh's stamped output (seconds since its
 # start): DKMS's build (postinst of raidkm-dkms) and the last initramfs
@@ -93,8 +94,9 @@ detail=""
 lap
 echo "PASS installed-boot/root: Debian 12 root of $(du -sm "$root" | cut -f1) MiB with${vers%,} ($took$detail)"
 
-# DKMS built the module for the root's one kernel, and depmod knows its
-# aliases (md loads it by md-level-12)
+# DKMS built the module for the root's one kernel (Debian 12's 6.1: the
+# DKMS build that tests/deb/dkms-build.sh leaves to this test, with its
+# checks), and depmod knows its aliases (md loads it by md-level-12)
 kver=$(ls "$root/lib/modules")
 [ "$(echo "$kver" | wc -w)" = 1 ] || stop dkms "want one kernel in the root, have: $kver"
 ko=$root/lib/modules/$kver/updates/dkms/raidkm.ko
@@ -103,9 +105,23 @@ case $(modinfo -F vermagic "$ko") in
 "$kver "*) ;;
 *) stop dkms "raidkm.ko's vermagic is not $kver" ;;
 esac
+aliases=" $(modinfo -F alias "$ko" | tr '\n' ' ')"
+for a in md-km md-level-12; do
+	case $aliases in
+	*" $a "*) ;;
+	*) stop dkms "raidkm.ko's aliases '$aliases' lack $a" ;;
+	esac
+done
 grep -q '^alias md-level-12 raidkm$' "$root/lib/modules/$kver/modules.alias" ||
 	stop dkms "modules.alias of $kver lacks md-level-12 -> raidkm"
-echo "PASS installed-boot/dkms: raidkm.ko for $kver in /lib/modules/$kver/updates/dkms, aliases in modules.alias"
+# DKMS's copy of the build's log: md's headers extracted from
+# linux-source-6.1, the kernel interface checks run
+mlog=$(ls "$root/var/lib/dkms/raidkm/$dkmsver/$kver"/*/log/make.log 2>/dev/null | head -n 1 || true)
+[ -n "$mlog" ] || stop dkms "no make.log of DKMS's build for $kver in the root"
+grep -q 'EXTRACT md.h' "$mlog" && grep -q "CONFTEST $kver" "$mlog" ||
+	stop dkms "DKMS's make.log shows no md header extraction or interface checks" "$mlog"
+echo "PASS installed-boot/dkms: raidkm.ko for $kver in /lib/modules/$kver/updates/dkms," \
+	"aliases md-km and md-level-12 (modules.alias too), $(grep -c 'HAVE ' "$mlog") interfaces found"
 
 # the initramfs of the package installation carries raidkm.ko (the hook),
 # mdadm and its udev assembly rule

@@ -7,6 +7,15 @@
  * against an independent RAID-6 reference, every implementation against
  * the scalar one, exhaustive decode for k+m <= 20, delta, check/locate,
  * the decode cache and error handling.  Prints PASS/FAIL lines.
+ *
+ * Built twice (kernel/raidkm/codec/user.mk): codec_test against the
+ * library of the user-space flags runs the exhaustive decode in each of
+ * the three decode forms; codec_test_kflags, the program of that name
+ * (against the library of the kernel's code-generation flags), runs
+ * every check that calls the library as codec_test does, but its
+ * exhaustive decode takes each erasure pattern once, in one of the three
+ * forms (pattern i in form i mod 3), and it leaves out the MDS checks of
+ * the reference matrix, which call nothing of the library.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -646,12 +655,18 @@ static void test_decode_forms(const char *impl)
 		       name, patterns);
 }
 
-/* every erasure pattern of size 1..m for every (k, m), k + m <= 20 */
-static void test_decode_exhaustive(void)
+/*
+ * every erasure pattern of size 1..m for every (k, m), k + m <= 20, in
+ * decode form @form; with @forms > 1, pattern i (counted over all
+ * geometries) only when i mod @forms is @form
+ */
+static void test_decode_exhaustive(int form, int forms)
 {
 	const size_t len = 64;
-	long patterns = 0, bad = 0;
+	long patterns = 0, bad = 0, seen = 0;
 	int n, m;
+
+	rkm_decode_form_set(form);
 
 	for (n = 3; n <= 20; n++)
 		for (m = 1; m <= 16 && n - m >= RKM_MIN_K; m++) {
@@ -670,7 +685,7 @@ static void test_decode_exhaustive(void)
 			for (e = 1; e < (1ull << n); e++) {
 				int ne = __builtin_popcountll(e);
 
-				if (ne > m)
+				if (ne > m || seen++ % forms != form % forms)
 					continue;
 				patterns++;
 				for (i = 0; i < n; i++)
@@ -696,8 +711,8 @@ static void test_decode_exhaustive(void)
 	if (bad)
 		FAIL("decode-exhaustive", "%ld of %ld patterns wrong", bad, patterns);
 	else
-		printf("PASS decode-exhaustive (%ld erasure patterns, all (k,m) with k+m <= 20, impl %s, %s form)\n",
-		       patterns, rkm_codec_impl(),
+		printf("PASS decode-exhaustive (%ld erasure patterns, 1 in %d of all (k,m) with k+m <= 20, impl %s, %s form)\n",
+		       patterns, forms, rkm_codec_impl(),
 		       rkm_decode_form_name(rkm_decode_form()));
 }
 
@@ -933,10 +948,13 @@ static void test_cache(void)
 		printf("PASS decode-cache (two threads, ~1000 patterns each, cache evicting)\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const char *best;
 	int i, f, form, h, q;
+	/* codec_test_kflags: the library of the kernel's flags (above) */
+	size_t nl = strlen(argv[0]);
+	int kflags = nl >= 7 && !strcmp(argv[0] + nl - 7, "_kflags");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ref_tables();
@@ -947,7 +965,8 @@ int main(void)
 	best = rkm_codec_impl();
 	printf("PASS init (implementation %s)\n", best);
 	test_construction();
-	test_mds();
+	if (!kflags)
+		test_mds();	/* the reference matrix only */
 	test_affine();
 	list_impls();
 	form = rkm_decode_form();	/* as measured at init */
@@ -976,14 +995,17 @@ int main(void)
 	}
 	rkm_codec_use(best);
 	rkm_q_form_set(q);
-	for (f = 0; f < RKM_NFORMS; f++) {
-		if (f == form)
-			continue;
-		rkm_decode_form_set(f);
-		test_decode_exhaustive();
+	if (kflags) {
+		/* each pattern once, the forms taking turns */
+		for (f = 0; f < RKM_NFORMS; f++)
+			test_decode_exhaustive(f, RKM_NFORMS);
+	} else {
+		for (f = 0; f < RKM_NFORMS; f++)
+			if (f != form)
+				test_decode_exhaustive(f, 1);
+		test_decode_exhaustive(form, 1);
 	}
 	rkm_decode_form_set(form);
-	test_decode_exhaustive();
 	test_decode_large();
 	test_check_locate();
 	test_errors();
