@@ -10,8 +10,8 @@
  *
  * Built twice (kernel/raidkm/codec/user.mk): codec_test against the
  * library of the user-space flags runs the exhaustive decode in each of
- * the three decode forms; codec_test_kflags, the program of that name
- * (against the library of the kernel's code-generation flags), runs
+ * the three decode forms; codec_test_kflags (built with CODEC_TEST_KFLAGS,
+ * against the library of the kernel's code-generation flags) runs
  * every check that calls the library as codec_test does, but its
  * exhaustive decode takes each erasure pattern once, in one of the three
  * forms (pattern i in form i mod 3), and it leaves out the MDS checks of
@@ -948,13 +948,16 @@ static void test_cache(void)
 		printf("PASS decode-cache (two threads, ~1000 patterns each, cache evicting)\n");
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	const char *best;
 	int i, f, form, h, q;
 	/* codec_test_kflags: the library of the kernel's flags (above) */
-	size_t nl = strlen(argv[0]);
-	int kflags = nl >= 7 && !strcmp(argv[0] + nl - 7, "_kflags");
+#ifdef CODEC_TEST_KFLAGS
+	int kflags = 1;
+#else
+	int kflags = 0;
+#endif
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ref_tables();

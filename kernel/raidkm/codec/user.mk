@@ -70,7 +70,7 @@ UNIT_TESTS += $(RKM_CODEC_KTEST)
 
 $(RKM_CODEC_KTEST): $(TOP)/tests/unit/codec_test.c $(RKM_CODEC_KLIB) $(RKM_CODEC_HDRS)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(HOST_CFLAGS) -o $@ $< $(RKM_CODEC_KLIB) -lpthread
+	$(Q_CC)$(CC) $(HOST_CFLAGS) -DCODEC_TEST_KFLAGS -o $@ $< $(RKM_CODEC_KLIB) -lpthread
 
 # wanted-subset decodes, against both libraries
 RKM_CODEC_WTEST  := $(BUILD)/tests/codec_want_test
