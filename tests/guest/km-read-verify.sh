@@ -23,9 +23,10 @@
 # codes every verified read's CHECK, and a correction's DECODE and CHECK
 # (its LOCATE stays on the CPU), the data verifies and the rewrite leaves
 # no mismatch; then 3+3, whose clean reads' CHECKs are of the (k, 2)
-# code, and one correction through the whole read again.  Its deadline is raised as in offload-fio: with the default
-# 50 ms the emulated guest's daemon misses one during the first writes
-# and is dropped, after which everything is coded on the CPU, unseen.
+# code, and one correction through the whole read again.  Its deadline
+# is raised as in offload-fio: with the default 50 ms the emulated
+# guest's daemon misses one during the first writes and is dropped,
+# after which everything is coded on the CPU, unseen.
 # timeout: 300
 . /lib/raidkm/lib.sh
 rmmod brd 2>/dev/null
@@ -74,11 +75,16 @@ verify_fails() {
 	true
 }
 
-# check_clean: "check" finds no mismatch
-check_clean() {
-	echo check > $S/sync_action
+# run_sync ACTION: sync_action ACTION (check, repair) to its end
+run_sync() {
+	echo $1 > $S/sync_action
 	sleep 0.5
 	wait_sync md0
+}
+
+# check_clean: "check" finds no mismatch
+check_clean() {
+	run_sync check
 	[ "$(cat $S/mismatch_cnt)" = 0 ] ||
 		fail "mismatch_cnt $(cat $S/mismatch_cnt) after correction"
 }
@@ -94,6 +100,8 @@ create() {
 stop() {
 	check mdadm_km --stop /dev/md0
 	wait_md_gone md0
+	# case rerr's member 0 over ram0, if there
+	dmsetup info rv >/dev/null 2>&1 && check dmsetup remove --noudevsync rv
 	# zeroed members for the next case: it creates with --assume-clean
 	# and its check covers the whole array, beyond what it wrote
 	check rmmod brd
@@ -191,13 +199,9 @@ case_m3() {
 	[ "$(cat $K/read_verify_mismatches)" = "$mm" ] ||
 		fail "correct read the parity past Q (a mismatch counted)"
 	mode off
-	echo check > $S/sync_action
-	sleep 0.5
-	wait_sync md0
+	run_sync check
 	[ "$(cat $S/mismatch_cnt)" != 0 ] || fail "check did not find the bad third parity chunk"
-	echo repair > $S/sync_action
-	sleep 0.5
-	wait_sync md0
+	run_sync repair
 	check_clean
 	note "3+3: degraded"
 	mode correct
@@ -301,11 +305,7 @@ case_rerr() {
 		logged_more "read error on $dm .*(verified read)" $r ||
 			fail "$k+$m: the member read error not reported"
 		mode off
-		check mdadm_km --stop /dev/md0
-		wait_md_gone md0
-		check dmsetup remove --noudevsync rv
-		check rmmod brd
-		ramdisks 6 8
+		stop
 	done
 }
 

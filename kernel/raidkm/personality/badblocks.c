@@ -20,6 +20,26 @@
  */
 #include "km.h"
 
+/*
+ * A member read of member sectors [@sector, +@sectors) failed (@how: ""
+ * for the row path, or which path it was): say so and count it against
+ * the member, which md fails past max_corr_read_errors, as raid5 does.
+ * The caller rebuilds the rows and writes them back.
+ */
+void km_note_read_error(struct mddev *mddev, struct md_rdev *rdev,
+			sector_t sector, unsigned int sectors, const char *how)
+{
+	pr_warn_ratelimited("md/km:%s: read error on %pg at sector %llu+%u%s, rebuilding it\n",
+			    mdname(mddev), rdev->bdev,
+			    (unsigned long long)sector, sectors, how);
+	if (atomic_inc_return(&rdev->read_errors) >
+	    atomic_read(&mddev->max_corr_read_errors)) {
+		pr_err("md/km:%s: too many read errors on %pg, failing it\n",
+		       mdname(mddev), rdev->bdev);
+		md_error(mddev, rdev);
+	}
+}
+
 /* Whether @rdev has a bad-block record in member sectors [@sector, +@sectors). */
 bool km_rdev_bad(struct md_rdev *rdev, sector_t sector, int sectors)
 {

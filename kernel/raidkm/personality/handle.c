@@ -201,15 +201,7 @@ static void km_end_read(struct bio *bio)
 		clear_bit(KM_DEV_UPTODATE, &dev->flags);
 		clear_bit(KM_DEV_READ_ALONE, &dev->flags);
 		set_bit(KM_DEV_READ_ERR, &dev->flags);
-		pr_warn_ratelimited("md/km:%s: read error on %pg at sector %llu, rebuilding it\n",
-				    mdname(mddev), rdev->bdev,
-				    (unsigned long long)sh->sector);
-		if (atomic_inc_return(&rdev->read_errors) >
-		    atomic_read(&mddev->max_corr_read_errors)) {
-			pr_err("md/km:%s: too many read errors on %pg, failing it\n",
-			       mdname(mddev), rdev->bdev);
-			md_error(mddev, rdev);
-		}
+		km_note_read_error(mddev, rdev, sh->sector, KM_ROW_SECTORS, "");
 	}
 	bio_uninit(bio);
 	dev->rdev = NULL;

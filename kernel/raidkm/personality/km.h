@@ -575,6 +575,8 @@ enum km_sync_mode km_sync_mode_of(struct mddev *mddev);
 
 /* badblocks.c */
 bool km_rdev_bad(struct md_rdev *rdev, sector_t sector, int sectors);
+void km_note_read_error(struct mddev *mddev, struct md_rdev *rdev,
+			sector_t sector, unsigned int sectors, const char *how);
 bool km_bb_write_ok(struct km_stripe *sh, int i, struct md_rdev *rdev,
 		    bool repl);
 bool km_bb_record(struct km_stripe *sh, int i, struct md_rdev *rdev);

@@ -308,35 +308,21 @@ static void km_verify_submit_reads(struct km_verify *v)
 
 /*
  * Member reads of chunks @failed failed (a medium error, or a member
- * going bad): count them as the row path does (md fails a member past
- * max_corr_read_errors) and verify the range without them, rebuilt from
- * the others, if the redundancy left allows: the level drops as for
- * lost members, and once the range checks they are written back
- * (km_verify_fix_read_errors()).  Whether the range can still be
- * verified.
+ * going bad): count them as the row path does (km_note_read_error()) and
+ * verify the range without them, rebuilt from the others, if the
+ * redundancy left allows: the level drops as for lost members, and once
+ * the range checks they are written back (km_verify_write_back()).
+ * Whether the range can still be verified.
  */
 static bool km_verify_take_read_errors(struct km_verify *v, km_mask_t failed)
 {
 	struct km_conf *conf = v->conf;
-	struct mddev *mddev = conf->mddev;
 	int j;
 
-	for (j = 0; j < conf->geom.n; j++) {
-		struct md_rdev *rdev = v->rdev[j];
-
-		if (!(failed & km_bit(j)))
-			continue;
-		pr_warn_ratelimited("md/km:%s: read error on %pg at sector %llu+%u (verified read), rebuilding it\n",
-				    mdname(mddev), rdev->bdev,
-				    (unsigned long long)v->msector,
-				    km_verify_len(v));
-		if (atomic_inc_return(&rdev->read_errors) >
-		    atomic_read(&mddev->max_corr_read_errors)) {
-			pr_err("md/km:%s: too many read errors on %pg, failing it\n",
-			       mdname(mddev), rdev->bdev);
-			md_error(mddev, rdev);
-		}
-	}
+	for (j = 0; j < conf->geom.n; j++)
+		if (failed & km_bit(j))
+			km_note_read_error(conf->mddev, v->rdev[j], v->msector,
+					   km_verify_len(v), " (verified read)");
 	v->lost |= failed;
 	v->rerr = failed;
 	v->level = km_plan_verify_effective(READ_ONCE(conf->verify_mode),
@@ -554,11 +540,11 @@ static km_mask_t km_verify_rewrite(struct km_verify *v, km_mask_t which,
 
 /*
  * Copies of the chunks to write back: the one corrected (its buffer is
- * the spare by now) and those whose member reads failed (km_verify_take_read_errors(),
- * rebuilt in their buffers), in memory of their own (the arena run is
- * given back before the rows are claimed, so that a wide write holding a
- * claim there never waits for our run); NULL where memory ran out (that
- * chunk is not written back).  The chunks to write back.
+ * the spare by now) and those whose member reads failed (rebuilt in
+ * their buffers), in memory of their own (the arena run is given back
+ * before the rows are claimed, so that a wide write holding a claim
+ * there never waits for our run); NULL where memory ran out (that chunk
+ * is not written back).  The chunks to write back.
  */
 static km_mask_t km_verify_keep(struct km_verify *v, enum km_verify_end how,
 				void **copy)
