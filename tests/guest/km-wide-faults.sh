@@ -72,13 +72,26 @@ echo "0 $sz linear /dev/ram5 0" | dmsetup create --noudevsync flip || fail "dm o
 dmsetup mknodes flip
 fresh /dev/ram0 /dev/ram1 /dev/ram2 /dev/mapper/flip /dev/ram3 /dev/ram4
 r0=$(fb read_error)
-fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=4 --verify=crc32c \
-	--verify_fatal=1 $A --verify_only --loops=6 >/tmp/fio.flip 2>&1 &
+# verified reads of region A, again and again until one whole pass has
+# run after the member went bad (3 s in): a fixed count of passes could
+# end before that on a fast host
+rm -f /tmp/flipped
+(
+	while :; do
+		after=0
+		[ -e /tmp/flipped ] && after=1
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=4 \
+			--verify=crc32c --verify_fatal=1 $A --verify_only --loops=2 \
+			>>/tmp/fio.flip 2>&1 || exit 1
+		[ $after = 1 ] && exit 0
+	done
+) &
 pid=$!
 sleep 3
 dmsetup suspend --noudevsync flip
 echo "0 $sz error" | dmsetup load flip
 dmsetup resume --noudevsync flip
+touch /tmp/flipped
 wait $pid || { cat /tmp/fio.flip; fail "reads failed when a member went bad under them"; }
 [ "$(fb read_error)" -gt "$r0" ] || echo "note: no wide read met the error ($(cat $S/km/wide_read_fallbacks))"
 grep -A1 '^md0 ' /proc/mdstat | grep -q '\[6/4\]' || fail "the failing member is still in: $(cat /proc/mdstat)"
