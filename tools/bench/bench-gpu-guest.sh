@@ -27,8 +27,12 @@
 # default 0.05), BENCH_DEADLINE_MS (the guest's
 # deadline_ms; default 1000 with the cpu backend, the module's default
 # otherwise), RKM_BRIDGE_BACKEND (the host raidkmd's backend: default
-# cpu, cuda with --gpu), BENCH_IMAGE (guest image), RKM_LOGDIR (console
-# log, default build/vm/bench-gpu).
+# cpu, cuda with --gpu), BENCH_IMAGE (guest image), BENCH_PROFILE=1
+# (perf in the guest image, appended to it, and the profile pass: where
+# the guest's CPUs spend a read, a rebuild and a degraded read; default
+# passes then "profile"; BENCH_PCONFIGS: which configurations it
+# profiles, of "r6 k42c k42s k83c k83s"), RKM_LOGDIR (console log, default
+# build/vm/bench-gpu).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 gpu=0 save=""
@@ -37,7 +41,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--gpu) gpu=1 ;;
 	--save) save=$2; shift ;;
-	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
 	*) echo "bench-gpu-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -46,13 +50,30 @@ done
 backend=${RKM_BRIDGE_BACKEND:-cpu}
 logdir=${RKM_LOGDIR:-$top/build/vm/bench-gpu}
 mkdir -p "$logdir"
+passes=${BENCH_PASSES:-main disk verify}
+# the profile pass's image: perf and its libraries appended to the guest
+# image (the bundle carries them as perf.cpio.xz beside base.cpio.xz)
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+	passes=${BENCH_PASSES:-profile}
+	if [ $gpu = 1 ]; then
+		base=${BENCH_IMAGE:-$RKM_IMAGE} ov=${RKM_IMAGE%/*}/perf.cpio.xz
+		[ -f "$ov" ] || { echo "bench-gpu-guest: the bundle has no perf.cpio.xz (perf on the build machine)" >&2; exit 2; }
+	else
+		kver=${KVER:-$(ls /lib/modules | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
+		base=${BENCH_IMAGE:-$top/build/vm/$kver/base.cpio} ov=$logdir/perf.cpio
+		"$top/tools/vm/mkimage.sh" --programs "$ov" "$(command -v perf)" >/dev/null
+	fi
+	cat "$base" "$ov" >"$logdir/profile-image"
+	BENCH_IMAGE=$logdir/profile-image
+fi
 # the guest has no environment of ours: settings go into its copy
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
     -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-20}/" \
     -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
     -e "s/^MAX_CPU=[0-9.]*/MAX_CPU=${BENCH_MAX_CPU:-0.05}/" \
-    -e "s/^PASSES=\"[a-z ]*\"/PASSES=\"${BENCH_PASSES:-main disk verify}\"/" \
+    -e "s/^PASSES=\"[a-z ]*\"/PASSES=\"$passes\"/" \
+    -e "s/^PCONFIGS=\"[a-z0-9 ]*\"/PCONFIGS=\"${BENCH_PCONFIGS:-r6 k42c k42s k83c k83s}\"/" \
 	"$top/tools/bench/km-gpu-bench-guest.sh" >"$logdir/km-gpu-bench-guest.sh"
 log=$logdir/km-gpu-bench-guest.log
 rm -f "$log" "$log.host"
@@ -73,8 +94,8 @@ out=$( {
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
-	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS}${BENCH_PASSES:+ BENCH_PASSES=\"$BENCH_PASSES\"}${BENCH_SMP:+ BENCH_SMP=$BENCH_SMP} RKM_BRIDGE_BACKEND=$backend $cmd"
-	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY|PLACE-EST)'
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS}${BENCH_PASSES:+ BENCH_PASSES=\"$BENCH_PASSES\"}${BENCH_PROFILE:+ BENCH_PROFILE=$BENCH_PROFILE}${BENCH_SMP:+ BENCH_SMP=$BENCH_SMP} RKM_BRIDGE_BACKEND=$backend $cmd"
+	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY|PLACE-EST|PROFILE)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"
 	echo "# elapsed ${elapsed} s (boot, all rounds, the correctness pass)"

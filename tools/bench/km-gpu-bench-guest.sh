@@ -43,7 +43,11 @@ DEADLINE_MS=		# deadline_ms (empty: see below)
 USER_HZ=100		# /proc/stat's unit (x86)
 CONFIGS="r6 k42c k83c k42s k83s k42n k42a k83a"
 PASSES="main disk verify"	# main: the rounds on ramdisks; disk: the
-		# disk-like pass; verify: the correctness pass
+		# disk-like pass; verify: the correctness pass; profile: where
+		# the guest's CPUs spend a read, a degraded read and a rebuild
+		# (perf in the guest image: bench-gpu-guest.sh's BENCH_PROFILE)
+PCONFIGS="r6 k42c k42s k83c k83s"	# those the profile pass profiles
+PROF_HZ=499		# its samples per second and vCPU (cpu-clock)
 VCONFIGS="k42c k83c k42s k83s k42a k83a"	# those that also read verified
 SLOW_MS=20		# disk-like pass: dm-delay of each member I/O (0: none); at
 		# 4 ms the pass allowed 1 GB/s, above the guest's own copies
@@ -741,6 +745,73 @@ slow_pass() {
 	while [ $i -lt 11 ]; do dmsetup remove --noudevsync slow$i; i=$((i + 1)); done
 }
 pass disk && [ "$SLOW_MS" -gt 0 ] && slow_pass
+
+# Profile pass: for each of PCONFIGS, once, untimed by the rounds: perf
+# samples every guest CPU (cpu-clock) through a 1 MiB sequential read, a
+# one-member rebuild and the read with m members failed, as run_one does
+# them; PROFILE lines give each phase's speed and its samples by thread
+# (comm) and by function, kernel, module (raidkm) and user space alike.
+# Idle CPUs show as swapper's idle functions: the emulated guest's CPUs
+# are the resource, so a phase's non-idle share says what bounds it.
+# prof_start / prof_end ID PHASE SPEED: perf around one phase; it starts
+# with its events off and samples from prof_start's return to prof_end
+# only (perf's control fifo), so that its own start is not profiled
+prof_start() {
+	rm -f /tmp/prof.data /tmp/prof.ctl /tmp/prof.ack
+	mkfifo /tmp/prof.ctl /tmp/prof.ack
+	perf record -a -F $PROF_HZ -e cpu-clock -D -1 --control fifo:/tmp/prof.ctl,/tmp/prof.ack \
+		-o /tmp/prof.data >/tmp/prof.log 2>&1 &
+	prof_pid=$!
+	prof_ctl enable
+}
+prof_ctl() {
+	echo $1 >/tmp/prof.ctl
+	read -r ack </tmp/prof.ack
+	[ "$ack" = ack ] || { cat /tmp/prof.log; fail "perf did not acknowledge $1"; }
+}
+prof_end() {
+	prof_ctl disable
+	kill -INT $prof_pid
+	wait $prof_pid || true
+	[ -s /tmp/prof.data ] || { cat /tmp/prof.log; fail "perf recorded nothing"; }
+	pfx="PROFILE $(name $1) $2"
+	echo "$pfx $3"
+	perf report -i /tmp/prof.data --stdio --no-children --sort comm -q --percent-limit 2 2>/dev/null |
+		awk -v p="$pfx comm" 'NF { printf "%s %s %s\n", p, $1, $2 }'
+	perf report -i /tmp/prof.data --stdio --no-children --sort dso,sym -q --percent-limit 1 2>/dev/null |
+		awk -v p="$pfx sym" 'NF { $1 = $1; print p, $0 }' | head -n 24
+}
+profile_pass() {
+	command -v perf >/dev/null || fail "profile pass: no perf in the guest image (bench-gpu-guest.sh BENCH_PROFILE=1)"
+	for id in $PCONFIGS; do
+		create $id
+		fio --filename=/dev/md0 --direct=1 --ioengine=libaio --name=fill --rw=write \
+			--bs=1M --iodepth=8 --size=${SEQ}M >/dev/null 2>&1 || fail "profile: fill"
+		prof_start
+		fio_run sr --rw=read --bs=1M --iodepth=8 --size=${SEQ}M
+		prof_end $id seqread_1M "MiB/s=$f_mibs"
+		check mdadm_km /dev/md0 --fail /dev/ram1
+		check mdadm_km /dev/md0 --remove /dev/ram1
+		dd if=/dev/zero of=/dev/ram1 bs=1M count=1 2>/dev/null
+		prof_start
+		check mdadm_km /dev/md0 --add /dev/ram1
+		sleep 0.05
+		# the shell's own read: a poll that forks would be profiled too
+		while read -r act </sys/block/md0/md/sync_action && [ "$act" != idle ]; do
+			sleep 0.1
+		done
+		prof_end $id rebuild_1_member "s=$(recovery_s md0)"
+		check mdadm_km /dev/md0 --fail $(members $m 1)
+		datapath_start
+		prof_start
+		fio_run dr --rw=read --bs=1M --iodepth=8 --size=${SEQ}M
+		prof_end $id degraded_seqread_1M "MiB/s=$f_mibs"
+		round=0
+		datapath_line $id
+		check mdadm_km --stop /dev/md0
+	done
+}
+pass profile && profile_pass
 
 # correctness, untimed: fio --verify healthy, with m members failed, and
 # after their rebuild with m other members failed; served, the healthy

@@ -73,6 +73,14 @@ done
 # the kernel's xz decoder knows CRC32 only
 (cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) |
 	xz -T0 -6 --check=crc32 >"$out/base.cpio.xz"
+# perf for the bench's profile pass (bench-gpu-guest.sh BENCH_PROFILE=1),
+# appended to the image there only; left out where the build machine
+# has none
+if perf=$(command -v perf); then
+	"$(dirname "$0")/../vm/mkimage.sh" --programs "$w/perf.cpio" "$perf" >/dev/null
+	xz -T0 -6 --check=crc32 <"$w/perf.cpio" >"$out/perf.cpio.xz"
+	rm -f "$w/perf.cpio"
+fi
 mkdir -p "$(dirname "$tarball")"
 tar -C "$w" -cf - gpu-guest | xz -T0 -3 >"$tarball"
 echo "  BUNDLE  $tarball ($(du -h "$tarball" | cut -f1))"

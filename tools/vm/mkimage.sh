@@ -2,34 +2,22 @@
 # Build the guest's base initramfs: busybox-static, Debian's kernel modules
 # that the tests need, raidkm.ko, our mdadm, fio and the project's guest
 # programs, each with the shared libraries ldd lists.
+# With --programs, an archive of the given programs and their libraries
+# only, to be appended to an image (the bench's perf).
 #
 # usage: mkimage.sh OUT.cpio KVER RAIDKM_KO MDADM_BIN [PROGRAM...]
+#        mkimage.sh --programs OUT.cpio PROGRAM...
 set -euo pipefail
 
-out=$1 kver=$2 ko=$3 mdadm=$4
-shift 4
+progs_only=0
+[ "$1" = --programs ] && { progs_only=1; shift; }
+out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(mktemp -d "${out%/*}/root.XXXXXX")
 stubs=$(mktemp -d "${out%/*}/stubs.XXXXXX")
 trap 'rm -rf "$root" "$stubs"' EXIT
 
 die() { echo "mkimage: $*" >&2; exit 1; }
-
-moddir=/lib/modules/$kver
-[ -d "$moddir/kernel" ] || die "no modules for kernel $kver in $moddir (install linux-image-amd64)"
-[ -f "$ko" ] || die "no $ko (run make module)"
-[ -x "$mdadm" ] || die "no mdadm at $mdadm (run make mdadm)"
-bb=$(command -v busybox) || die "busybox not found (install busybox-static)"
-file -L "$bb" 2>/dev/null | grep -q 'statically linked' || [ -x /bin/busybox ] || die "busybox is not static"
-
-mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,root,var/run,lib/raidkm,scenarios}
-mkdir -p "$root/usr/bin" "$root/usr/sbin" "$root/etc/mdadm"
-
-# busybox and one link per applet (never over a real program copied below)
-cp "$bb" "$root/bin/busybox"
-for a in $("$bb" --list); do
-	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
-done
 
 # copy a program and the libraries it links to, keeping their paths;
 # our own programs lose their debugging sections (raidkmd's are most of
@@ -50,6 +38,42 @@ copy_prog() {
 	done
 }
 libdir=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+
+# write_image: the tree under $root as OUT
+write_image() {
+	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "  IMAGE   $out ($(du -h "$out" | cut -f1))"
+}
+
+if [ $progs_only = 1 ]; then
+	shift
+	for p in "$@"; do
+		[ -x "$p" ] || die "program $p is missing"
+		copy_prog "$p" "/usr/bin/${p##*/}"
+	done
+	write_image
+	exit 0
+fi
+
+kver=$2 ko=$3 mdadm=$4
+shift 4
+moddir=/lib/modules/$kver
+[ -d "$moddir/kernel" ] || die "no modules for kernel $kver in $moddir (install linux-image-amd64)"
+[ -f "$ko" ] || die "no $ko (run make module)"
+[ -x "$mdadm" ] || die "no mdadm at $mdadm (run make mdadm)"
+bb=$(command -v busybox) || die "busybox not found (install busybox-static)"
+file -L "$bb" 2>/dev/null | grep -q 'statically linked' || [ -x /bin/busybox ] || die "busybox is not static"
+
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,root,var/run,lib/raidkm,scenarios}
+mkdir -p "$root/usr/bin" "$root/usr/sbin" "$root/etc/mdadm"
+
+# busybox and one link per applet (never over a real program copied below)
+cp "$bb" "$root/bin/busybox"
+for a in $("$bb" --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+
 
 copy_prog "$mdadm" /sbin/mdadm
 # fio with stand-ins for the libraries of the I/O engines no test uses
@@ -144,6 +168,4 @@ echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 echo 'DEVICE partitions' >"$root/etc/mdadm/mdadm.conf"
 
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$out.tmp"
-mv "$out.tmp" "$out"
-echo "  IMAGE   $out ($(du -h "$out" | cut -f1))"
+write_image
