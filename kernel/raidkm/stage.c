@@ -27,6 +27,7 @@
 #include <linux/spinlock.h>
 #include <linux/ktime.h>
 #include "offload.h"
+#include "rkm_copy.h"
 
 #define RKM_STAGE_MAX_MB	1024
 
@@ -175,7 +176,7 @@ void rkm_stage_copy(void *dst, const void *src, u32 n)
 {
 	u64 t0 = ktime_get_ns();
 
-	memcpy(dst, src, n);
+	rkm_copy(dst, src, n);
 	atomic64_add(ktime_get_ns() - t0, &stage.copy_ns);
 	atomic64_add(n, &stage.copy_bytes);
 }

@@ -18,6 +18,7 @@
 #include <linux/highmem.h>
 #include <linux/blkdev.h>
 #include "km.h"
+#include "../rkm_copy.h"
 
 static km_mask_t km_bit(int i)
 {
@@ -53,11 +54,11 @@ static void km_copy_piece(struct km_dev *dev, struct km_piece *p,
 		unsigned int len = min(bv.bv_len, p->len - done);
 
 		if (to_page)
-			memcpy_from_page(page + done, bv.bv_page, bv.bv_offset,
-					 len);
+			rkm_copy_from_page(page + done, bv.bv_page,
+					   bv.bv_offset, len);
 		else
-			memcpy_to_page(bv.bv_page, bv.bv_offset, page + done,
-				       len);
+			rkm_copy_to_page(bv.bv_page, bv.bv_offset, page + done,
+					 len);
 		bio_advance_iter_single(bio, &iter, len);
 		done += len;
 	}

@@ -13,6 +13,7 @@
 #include "km.h"
 #include "../rkm_arena.h"
 #include "../offload.h"
+#include "../rkm_copy.h"
 
 /* @bytes of the wide path's own memory, allocated without I/O. */
 void *km_wide_own_buf(size_t bytes)
@@ -141,7 +142,7 @@ void km_wide_fill(struct km_conf *conf, struct bio *bio,
 			unsigned int len = min(bv.bv_len - done, room);
 
 			if (which & ((km_mask_t)1 << d))
-				memcpy_to_page(bv.bv_page, bv.bv_offset + done,
+				rkm_copy_to_page(bv.bv_page, bv.bv_offset + done,
 					       (char *)buf[d] + (off << 9),
 					       len);
 			done += len;

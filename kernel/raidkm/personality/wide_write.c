@@ -34,6 +34,7 @@
 #include "km.h"
 #include "../rkm_arena.h"
 #include "../offload.h"
+#include "../rkm_copy.h"
 
 struct km_wwrite {
 	struct km_conf *conf;
@@ -211,9 +212,9 @@ static void km_wwrite_gather(struct km_wwrite *w)
 			unsigned int t = chunk / g->k, d = chunk % g->k;
 			unsigned int len = min(bv.bv_len - done, cbytes - in);
 
-			memcpy_from_page((char *)w->buf[d] +
-					 (unsigned long)t * cbytes + in,
-					 bv.bv_page, bv.bv_offset + done, len);
+			rkm_copy_from_page((char *)w->buf[d] +
+					   (unsigned long)t * cbytes + in,
+					   bv.bv_page, bv.bv_offset + done, len);
 			done += len;
 			pos += len;
 		}
