@@ -359,6 +359,7 @@ struct km_conf {
 	struct work_struct wide_work;	/* starts them when runs free */
 	unsigned int wsync_max_rows;	/* 0: sync by rows only */
 	atomic_t wsync_inflight;	/* sync windows in flight */
+	atomic_t wsync_pages;		/* and their buffer pages */
 	wait_queue_head_t wsync_wait;	/* one of them ended */
 	struct bio_set wsync_bio_set;	/* their member bios */
 	struct km_wsync_stats wsync_stats;

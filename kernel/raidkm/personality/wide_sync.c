@@ -39,7 +39,11 @@
  * wide_sync_max_rows = 0.  Each fallback is counted by reason.
  *
  * A window holds conf->active_reads from its claim to its end, so that a
- * quiesce waits for it; at most KM_WSYNC_INFLIGHT (4) run at a time.
+ * quiesce waits for it.  Windows start while fewer than
+ * KM_WSYNC_INFLIGHT_PAGES buffer pages (four of the largest windows) and
+ * KM_WSYNC_INFLIGHT windows are in flight: a small chunk makes short
+ * windows (16 rows at 64 KiB), and four of those left the sync waiting on
+ * each job's round trip with the CPUs idle.
  */
 #include <linux/blkdev.h>
 #include <linux/slab.h>
@@ -49,7 +53,8 @@
 #include "../offload.h"
 #include "../uapi/raidkm.h"
 
-#define KM_WSYNC_INFLIGHT	4
+#define KM_WSYNC_INFLIGHT	32
+#define KM_WSYNC_INFLIGHT_PAGES	(4 * KM_WIDE_MAX_PAGES)
 
 struct km_wsync {
 	struct km_conf *conf;
@@ -266,9 +271,12 @@ static bool km_wsync_get_rdevs(struct km_wsync *w)
 }
 
 /* The window is over: let quiesce and the next window go on. */
-static void km_wsync_leave(struct km_conf *conf)
+static void km_wsync_leave(struct km_wsync *w)
 {
+	struct km_conf *conf = w->conf;
+
 	km_leave(conf);
+	atomic_sub(w->run_pages, &conf->wsync_pages);
 	atomic_dec(&conf->wsync_inflight);
 	wake_up(&conf->wsync_wait);
 }
@@ -291,7 +299,7 @@ static void km_wsync_done(struct km_wsync *w)
 	km_claim_release(conf, &w->claim);
 	atomic64_inc(&conf->wsync_stats.whole);
 	md_done_sync(conf->mddev, km_wsync_sectors(w), 1);
-	km_wsync_leave(conf);
+	km_wsync_leave(w);
 	kfree(w);
 }
 
@@ -310,7 +318,7 @@ static void km_wsync_fallback(struct km_wsync *w, enum km_wsync_fallback why)
 	km_claim_release(conf, &w->claim);
 	for (row = w->claim.lo; row < w->claim.hi; row += KM_ROW_SECTORS)
 		km_sync_row(conf, row, KM_ROW_SECTORS);
-	km_wsync_leave(conf);
+	km_wsync_leave(w);
 	kfree(w);
 }
 
@@ -510,12 +518,14 @@ static void km_wsync_submit_reads(struct km_wsync *w)
 }
 
 /*
- * Count the window in (conf->active_reads, for quiesce; the windows in
- * flight), unless a quiesce is under way: then false, and the caller
- * goes by rows.
+ * Count the window in (conf->active_reads, for quiesce; the windows and
+ * their buffer pages in flight), unless a quiesce is under way: then
+ * false, and the caller goes by rows.
  */
-static bool km_wsync_enter(struct km_conf *conf)
+static bool km_wsync_enter(struct km_wsync *w)
 {
+	struct km_conf *conf = w->conf;
+
 	atomic_inc(&conf->active_reads);
 	smp_mb__after_atomic();	/* count, then look at quiesce */
 	if (READ_ONCE(conf->quiesce)) {
@@ -523,7 +533,15 @@ static bool km_wsync_enter(struct km_conf *conf)
 		return false;
 	}
 	atomic_inc(&conf->wsync_inflight);
+	atomic_add(w->run_pages, &conf->wsync_pages);
 	return true;
+}
+
+/* Room for one more window in flight. */
+static bool km_wsync_room(struct km_conf *conf)
+{
+	return atomic_read(&conf->wsync_inflight) < KM_WSYNC_INFLIGHT &&
+	       atomic_read(&conf->wsync_pages) < KM_WSYNC_INFLIGHT_PAGES;
 }
 
 /*
@@ -592,7 +610,7 @@ static bool km_wsync_start(struct km_wsync *w, int *why)
 		km_wsync_free_buffers(w);
 		return false;
 	}
-	if (!km_wsync_enter(conf)) {
+	if (!km_wsync_enter(w)) {
 		*why = -1;
 		km_wsync_free_buffers(w);
 		return false;
@@ -607,7 +625,7 @@ static bool km_wsync_start(struct km_wsync *w, int *why)
 		km_wide_put_rdevs(w->conf, w->rdev);
 		km_wsync_free_buffers(w);
 		km_claim_release(conf, &w->claim);
-		km_wsync_leave(conf);
+		km_wsync_leave(w);
 		return false;
 	}
 	atomic64_inc(&conf->wsync_stats.windows);
@@ -644,8 +662,7 @@ sector_t km_wsync_window(struct km_conf *conf, sector_t lo,
 	if (!READ_ONCE(conf->wsync_max_rows) || conf->prev ||
 	    conf->reshaping)
 		return 0;
-	wait_event(conf->wsync_wait,
-		   atomic_read(&conf->wsync_inflight) < KM_WSYNC_INFLIGHT);
+	wait_event(conf->wsync_wait, km_wsync_room(conf));
 	w = kzalloc(sizeof(*w), GFP_NOIO);
 	if (!w)
 		return 0;
@@ -680,6 +697,7 @@ int km_wsync_init(struct km_conf *conf)
 {
 	conf->wsync_max_rows = KM_WSYNC_MAX_ROWS;
 	atomic_set(&conf->wsync_inflight, 0);
+	atomic_set(&conf->wsync_pages, 0);
 	init_waitqueue_head(&conf->wsync_wait);
 	return bioset_init(&conf->wsync_bio_set, BIO_POOL_SIZE,
 			   offsetof(struct km_wsync_bio, bio),
