@@ -18,7 +18,8 @@
 #   --save DIR  also write the output to DIR/bench-gpu-guest-<date>.txt,
 #               the console log and the host raidkmd's log beside it
 # Environment: BENCH_ROUNDS (default 3; medians of the rounds),
-# BENCH_MIB (ramdisk size, default 64), BENCH_SLOW_MS (the disk-like
+# BENCH_MIB (ramdisk size, default 64), BENCH_CHUNK (every array's chunk
+# in KiB, default 64), BENCH_SLOW_MS (the disk-like
 # pass's dm-delay per member read, default 20; 0 skips it), BENCH_PASSES
 # (which passes run, of "main disk verify": the rounds on ramdisks, the
 # disk-like pass, the correctness pass; default all three), BENCH_SMP
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--gpu) gpu=1 ;;
 	--save) save=$2; shift ;;
-	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,36p' "$0"; exit 0 ;;
 	*) echo "bench-gpu-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -69,6 +70,7 @@ fi
 # the guest has no environment of ours: settings go into its copy
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \
     -e "s/^MIB=.*/MIB=${BENCH_MIB:-64}/" \
+    -e "s/^CHUNK=[0-9]*/CHUNK=${BENCH_CHUNK:-64}/" \
     -e "s/^SLOW_MS=[0-9]*/SLOW_MS=${BENCH_SLOW_MS:-20}/" \
     -e "s/^DEADLINE_MS=.*/DEADLINE_MS=${BENCH_DEADLINE_MS:-}/" \
     -e "s/^MAX_CPU=[0-9.]*/MAX_CPU=${BENCH_MAX_CPU:-0.05}/" \
@@ -94,7 +96,7 @@ out=$( {
 	echo "# host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores, kernel $(uname -r)"
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
-	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS}${BENCH_PASSES:+ BENCH_PASSES=\"$BENCH_PASSES\"}${BENCH_PROFILE:+ BENCH_PROFILE=$BENCH_PROFILE}${BENCH_SMP:+ BENCH_SMP=$BENCH_SMP} RKM_BRIDGE_BACKEND=$backend $cmd"
+	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_CHUNK:+ BENCH_CHUNK=$BENCH_CHUNK}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS}${BENCH_PASSES:+ BENCH_PASSES=\"$BENCH_PASSES\"}${BENCH_PROFILE:+ BENCH_PROFILE=$BENCH_PROFILE}${BENCH_SMP:+ BENCH_SMP=$BENCH_SMP} RKM_BRIDGE_BACKEND=$backend $cmd"
 	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY|PLACE-EST|PROFILE)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"

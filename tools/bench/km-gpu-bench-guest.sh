@@ -32,6 +32,7 @@
 
 ROUNDS=3
 MIB=64
+CHUNK=64		# KiB, every array's chunk
 SEQ=$((MIB * 3))	# MiB per sequential run: 3/4 of a 4+2 array
 RW_IOS=4000		# 4 KiB random writes, depth 16 ...
 RR_IOS=2000		# 4 KiB random reads (unverified, verified), depth 16 ...
@@ -84,7 +85,7 @@ elif [ "$RKM_BRIDGE" = cpu ]; then
 	check sh -c "echo 1000 >$P/deadline_ms"
 fi
 echo "INFO guest kernel $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
-	"bridge backend ${RKM_BRIDGE:-none}; ramdisks 11 x $MIB MiB, chunk 64K," \
+	"bridge backend ${RKM_BRIDGE:-none}; ramdisks 11 x $MIB MiB, chunk ${CHUNK}K," \
 	"sequential runs $SEQ MiB (verified: at most $VR_S s), randwrite $RW_IOS x 4 KiB" \
 	"(depth 16), randread $RR_IOS x 4 KiB (depth 16), latency $LAT_IOS x 4 KiB (depth 1)," \
 	"each at most $IOS_S s, $ROUNDS rounds; read_verify $(cat $P/km_read_verify) (verified runs: correct);" \
@@ -330,10 +331,10 @@ create() {
 	for d in $(members $n); do dd if=/dev/zero of=$d bs=1M count=1 2>/dev/null; done
 	if [ $level = km ]; then
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
-			--layout=m$m --raid-devices=$n --chunk=64 $(members $n)
+			--layout=m$m --raid-devices=$n --chunk=$CHUNK $(members $n)
 	else
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=6 \
-			--raid-devices=$n --chunk=64 $(members $n)
+			--raid-devices=$n --chunk=$CHUNK $(members $n)
 	fi
 	# auto: this array's jobs placed by cost; in-kernel: all on the
 	# guest's CPU; the module's placement (daemon) left to the others
@@ -698,7 +699,7 @@ slow_pass() {
 				dd if=/dev/zero of=$d bs=1M count=1 oflag=direct 2>/dev/null
 			done
 			check mdadm_km --create /dev/md0 --run --assume-clean --level=$level \
-				$([ $level = km ] && echo --layout=m$m) --raid-devices=$n --chunk=64 $slow
+				$([ $level = km ] && echo --layout=m$m) --raid-devices=$n --chunk=$CHUNK $slow
 			case $id in *c) km_placement cpu ;; esac
 			fio_run ssr --rw=read --bs=1M --iodepth=4 --size=${smib}M
 			ssr=$f_mibs
@@ -762,6 +763,7 @@ prof_start() {
 	perf record -a -F $PROF_HZ -e cpu-clock -D -1 --control fifo:/tmp/prof.ctl,/tmp/prof.ack \
 		-o /tmp/prof.data >/tmp/prof.log 2>&1 &
 	prof_pid=$!
+	p_jobs=$(rkm_stat jobs_offloaded) p_bytes=$(rkm_stat bytes_offloaded)
 	prof_ctl enable
 }
 prof_ctl() {
@@ -776,6 +778,11 @@ prof_end() {
 	[ -s /tmp/prof.data ] || { cat /tmp/prof.log; fail "perf recorded nothing"; }
 	pfx="PROFILE $(name $1) $2"
 	echo "$pfx $3"
+	# what went to the daemon meanwhile: jobs and the chunk bytes they
+	# described (inputs and outputs), per job (a launch codes one job or
+	# more: raidkmd's summary counts launches)
+	j=$(($(rkm_stat jobs_offloaded) - p_jobs)) b=$(($(rkm_stat bytes_offloaded) - p_bytes))
+	[ $j -gt 0 ] && echo "$pfx offload jobs=$j KiB_per_job=$((b / j / 1024))"
 	perf report -i /tmp/prof.data --stdio --no-children --sort comm -q --percent-limit 2 2>/dev/null |
 		awk -v p="$pfx comm" 'NF { printf "%s %s %s\n", p, $1, $2 }'
 	perf report -i /tmp/prof.data --stdio --no-children --sort dso,sym -q --percent-limit 1 2>/dev/null |
