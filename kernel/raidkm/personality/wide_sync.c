@@ -40,8 +40,8 @@
  *
  * A window holds conf->active_reads from its claim to its end, so that a
  * quiesce waits for it.  Windows start while fewer than
- * KM_WSYNC_INFLIGHT_PAGES buffer pages (four of the largest windows) and
- * KM_WSYNC_INFLIGHT windows are in flight: a small chunk makes short
+ * KM_WSYNC_INFLIGHT_PAGES buffer pages (four of the largest windows, and
+ * half the arena's run zone) and KM_WSYNC_INFLIGHT windows are in flight: a small chunk makes short
  * windows (16 rows at 64 KiB), and four of those left the sync waiting on
  * each job's round trip with the CPUs idle.
  */
@@ -537,11 +537,19 @@ static bool km_wsync_enter(struct km_wsync *w)
 	return true;
 }
 
-/* Room for one more window in flight. */
+/*
+ * Room for one more window in flight: fewer than KM_WSYNC_INFLIGHT, and
+ * their buffers under KM_WSYNC_INFLIGHT_PAGES and half the arena's run
+ * zone (the rest stays for wide reads and writes).
+ */
 static bool km_wsync_room(struct km_conf *conf)
 {
+	u64 total, free, fallbacks, cap = KM_WSYNC_INFLIGHT_PAGES;
+
+	rkm_arena_run_counts(&total, &free, &fallbacks);
+	cap = min(cap, max_t(u64, total / 2, 1));
 	return atomic_read(&conf->wsync_inflight) < KM_WSYNC_INFLIGHT &&
-	       atomic_read(&conf->wsync_pages) < KM_WSYNC_INFLIGHT_PAGES;
+	       atomic_read(&conf->wsync_pages) < cap;
 }
 
 /*
