@@ -142,9 +142,10 @@ void km_wide_fill(struct km_conf *conf, struct bio *bio,
 			unsigned int len = min(bv.bv_len - done, room);
 
 			if (which & ((km_mask_t)1 << d))
-				rkm_copy_to_page(bv.bv_page, bv.bv_offset + done,
-					       (char *)buf[d] + (off << 9),
-					       len);
+				rkm_copy_to_page(bv.bv_page,
+						 bv.bv_offset + done,
+						 (char *)buf[d] + (off << 9),
+						 len);
 			done += len;
 			sector += len >> 9;
 		}

@@ -40,10 +40,11 @@
  *
  * A window holds conf->active_reads from its claim to its end, so that a
  * quiesce waits for it.  Windows start while fewer than
- * KM_WSYNC_INFLIGHT_PAGES buffer pages (four of the largest windows, and
- * half the arena's run zone) and KM_WSYNC_INFLIGHT windows are in flight: a small chunk makes short
- * windows (16 rows at 64 KiB), and four of those left the sync waiting on
- * each job's round trip with the CPUs idle.
+ * KM_WSYNC_INFLIGHT windows are in flight and their buffers come to less
+ * than KM_WSYNC_INFLIGHT_PAGES (four of the largest windows) and half the
+ * arena's run zone (km_wsync_room): a small chunk makes short windows (16
+ * rows at 64 KiB), and four of those left the sync waiting on each job's
+ * round trip with the CPUs idle.
  */
 #include <linux/blkdev.h>
 #include <linux/slab.h>
