@@ -30,7 +30,8 @@
 # otherwise), RKM_BRIDGE_BACKEND (the host raidkmd's backend: default
 # cpu, cuda with --gpu), BENCH_IMAGE (guest image), BENCH_PROFILE=1
 # (perf in the guest image, appended to it, and the profile pass: where
-# the guest's CPUs spend a read, a rebuild and a degraded read; default
+# the guest's CPUs spend a read, a rebuild and a degraded read, on
+# ramdisks and on disk-like members; default
 # passes then "profile"; BENCH_PCONFIGS: which configurations it
 # profiles, of "r6 k42c k42s k83c k83s"), RKM_LOGDIR (console log, default
 # build/vm/bench-gpu).
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--gpu) gpu=1 ;;
 	--save) save=$2; shift ;;
-	-h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,37p' "$0"; exit 0 ;;
 	*) echo "bench-gpu-guest: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift

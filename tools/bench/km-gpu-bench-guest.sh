@@ -668,13 +668,13 @@ mstat_kib() {
 	awk -v r=$(($1 - m_r)) -v s=$(($2 - m_s)) 'BEGIN { if (r) printf "%.0f", s / 2 / r; else print 0 }'
 }
 
-slow_pass() {
+# slow_setup / slow_teardown: dm-delay devices slow0..slow10 over the
+# zeroed ramdisks (SLOW_MS per member read); slow_create ID: /dev/md0 of
+# configuration ID over the first of them (sets $slow, its members)
+slow_setup() {
 	check modprobe dm-delay
 	for d in $(members 11); do dd if=/dev/zero of=$d bs=1M count=$MIB 2>/dev/null; done
 	sync
-	# 64 MiB a run, less where the arrays are smaller (SEQ: 3/4 of 4+2)
-	smib=64
-	[ $SEQ -lt $smib ] && smib=$SEQ
 	i=0
 	while [ $i -lt 11 ]; do
 		# reads delayed, writes not (disk reads bound a degraded read;
@@ -686,21 +686,35 @@ slow_pass() {
 		dmsetup mknodes slow$i
 		i=$((i + 1))
 	done
+}
+slow_teardown() {
+	i=0
+	while [ $i -lt 11 ]; do dmsetup remove --noudevsync slow$i; i=$((i + 1)); done
+}
+slow_create() {
+	geometry $1
+	n=$((k + m))
+	slow=""
+	i=0
+	while [ $i -lt $n ]; do slow="$slow /dev/mapper/slow$i"; i=$((i + 1)); done
+	echo $verify_spot0 >$P/verify_spot; echo $verify_ppm0 >$P/verify_ppm
+	for d in $slow; do
+		dd if=/dev/zero of=$d bs=1M count=1 oflag=direct 2>/dev/null
+	done
+	check mdadm_km --create /dev/md0 --run --assume-clean --level=$level \
+		$([ $level = km ] && echo --layout=m$m) --raid-devices=$n --chunk=$CHUNK $slow
+	case $1 in *c) km_placement cpu ;; esac
+}
+
+slow_pass() {
+	slow_setup
+	# 64 MiB a run, less where the arrays are smaller (SEQ: 3/4 of 4+2)
+	smib=64
+	[ $SEQ -lt $smib ] && smib=$SEQ
 	r=1
 	while [ $r -le $ROUNDS ]; do
 		for id in r6 k42c k42s k83c k83s; do
-			geometry $id
-			n=$((k + m))
-			slow=""
-			i=0
-			while [ $i -lt $n ]; do slow="$slow /dev/mapper/slow$i"; i=$((i + 1)); done
-			echo $verify_spot0 >$P/verify_spot; echo $verify_ppm0 >$P/verify_ppm
-			for d in $slow; do
-				dd if=/dev/zero of=$d bs=1M count=1 oflag=direct 2>/dev/null
-			done
-			check mdadm_km --create /dev/md0 --run --assume-clean --level=$level \
-				$([ $level = km ] && echo --layout=m$m) --raid-devices=$n --chunk=$CHUNK $slow
-			case $id in *c) km_placement cpu ;; esac
+			slow_create $id
 			fio_run ssr --rw=read --bs=1M --iodepth=4 --size=${smib}M
 			ssr=$f_mibs
 			vline=""
@@ -742,15 +756,15 @@ slow_pass() {
 	echo "RATIO disk-like members (dm-delay $SLOW_MS ms per I/O) degraded/healthy seqread_1M:$line"
 	echo "RATIO disk-like members (dm-delay $SLOW_MS ms per I/O) verified/unverified seqread_1M (read_verify correct; goal 0.8 served):$vline"
 	echo "MEMBER disk-like degraded seqread_1M: average member read KiB (every bio the dm members received):$mline"
-	i=0
-	while [ $i -lt 11 ]; do dmsetup remove --noudevsync slow$i; i=$((i + 1)); done
+	slow_teardown
 }
 pass disk && [ "$SLOW_MS" -gt 0 ] && slow_pass
 
 # Profile pass: for each of PCONFIGS, once, untimed by the rounds: perf
 # samples every guest CPU (cpu-clock) through a 1 MiB sequential read, a
 # one-member rebuild and the read with m members failed, as run_one does
-# them; PROFILE lines give each phase's speed and its samples by thread
+# them, then (SLOW_MS > 0) the healthy and degraded reads of the
+# disk-like pass; PROFILE lines give each phase's speed and its samples by thread
 # (comm) and by function, kernel, module (raidkm) and user space alike.
 # Idle CPUs show as swapper's idle functions: the emulated guest's CPUs
 # are the resource, so a phase's non-idle share says what bounds it.
@@ -817,6 +831,24 @@ profile_pass() {
 		datapath_line $id
 		check mdadm_km --stop /dev/md0
 	done
+	[ "$SLOW_MS" -gt 0 ] || return 0
+	# disk-like members (the disk pass's dm-delay): healthy and degraded
+	# 1 MiB reads at its depth
+	slow_setup
+	smib=64
+	[ $SEQ -lt $smib ] && smib=$SEQ
+	for id in $PCONFIGS; do
+		slow_create $id
+		prof_start
+		fio_run ssr --rw=read --bs=1M --iodepth=4 --size=${smib}M
+		prof_end $id disk_seqread_1M "MiB/s=$f_mibs"
+		check mdadm_km /dev/md0 --fail $(echo $slow | cut -d' ' -f2-$((m + 1)))
+		prof_start
+		fio_run sdr --rw=read --bs=1M --iodepth=4 --size=${smib}M
+		prof_end $id disk_degraded_seqread_1M "MiB/s=$f_mibs"
+		check mdadm_km --stop /dev/md0
+	done
+	slow_teardown
 }
 pass profile && profile_pass
 
