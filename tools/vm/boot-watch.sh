@@ -20,9 +20,12 @@ alive() {
 }
 
 # boot_watch PID LOG MARK LIMIT: wait for the guest (PID, a child of the
-# caller), ending it when LOG has no line matching MARK (grep -E) within
-# LIMIT seconds; LOG then ends with RKM-BOOT-HUNG (a line that never
-# matches MARK) and the status is 75, else the guest's own
+# caller, the emulator under timeout(1)), ending it when LOG has no line
+# matching MARK (grep -E) within LIMIT seconds; LOG then ends with
+# RKM-BOOT-HUNG (a line that never matches MARK) and the status is 75,
+# else the guest's own.  An emulator that a signal ended before MARK
+# (timeout's status 128 + N; QEMU's TCG was seen to segfault while the
+# guest kernel probed PCI) gets RKM-QEMU-DIED at the end of LOG.
 boot_watch() {
 	local pid=$1 log=$2 mark=$3 limit=$4 i=0 rc=0
 	while ! grep -Eq "$mark" "$log" 2>/dev/null && alive "$pid"; do
@@ -36,11 +39,14 @@ boot_watch() {
 		sleep 0.5
 	done
 	wait "$pid" || rc=$?
+	if [ $rc -gt 128 ] && [ $rc -ne 137 ] && ! grep -Eq "$mark" "$log"; then
+		echo "RKM-QEMU-DIED: the emulator ended by signal $((rc - 128)) before the guest got that far" >>"$log"
+	fi
 	return $rc
 }
 
 # boot_died LOG MARK: the boot in LOG hung or crashed before MARK
 boot_died() {
 	grep -Eq "$2" "$1" && return 1
-	grep -q "RKM-BOOT-HUNG" "$1" || grep -Eq "$bad_kernel" "$1"
+	grep -Eq "RKM-BOOT-HUNG|RKM-QEMU-DIED" "$1" || grep -Eq "$bad_kernel" "$1"
 }

@@ -82,6 +82,6 @@ for try in 1 2 3; do
 	[ $try -lt 3 ] && boot_died "$log" "$booted" || break
 	cp "$log" "$log.bootcrash$try"
 	echo "RETRY $(basename "$log" .log): guest kernel hung or crashed before /init (see $log.bootcrash$try)"
-	grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG" "$log" | sed 's/^/    /' || true
+	grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG|RKM-QEMU-DIED" "$log" | sed 's/^/    /' || true
 done
 exit $rc

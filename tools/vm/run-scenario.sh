@@ -281,12 +281,13 @@ boot_once() {
 	for try in 1 2 3; do
 		boot "$log" "$@"
 		boot_died "$log" RKM-BOOTED || return 0
-		why="crashed while booting"
-		grep -q "RKM-BOOT-HUNG" "$log" && why="hung while booting"
+		why="guest kernel crashed while booting"
+		grep -q "RKM-BOOT-HUNG" "$log" && why="guest kernel hung while booting"
+		grep -q "RKM-QEMU-DIED" "$log" && why="QEMU died while the guest booted"
 		[ $try = 3 ] && return 0
 		cp "$log" "$log.bootcrash$try"
-		echo "RETRY $tag/$(basename "$1" .sh): guest kernel $why, before any scenario ran (see $log.bootcrash$try)"
-		grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG" "$log" | sed 's/^/    /'
+		echo "RETRY $tag/$(basename "$1" .sh): $why, before any scenario ran (see $log.bootcrash$try)"
+		grep -E -m3 "$bad_kernel|RKM-BOOT-HUNG|RKM-QEMU-DIED" "$log" | sed 's/^/    /'
 	done
 }
 
