@@ -63,7 +63,8 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 	else
 		kver=${KVER:-$(ls /lib/modules | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
 		base=${BENCH_IMAGE:-$top/build/vm/$kver/base.cpio} ov=$logdir/perf.cpio
-		"$top/tools/vm/mkimage.sh" --programs "$ov" "$(command -v perf)" >/dev/null
+		perf=$(command -v perf) || { echo "bench-gpu-guest: BENCH_PROFILE=1 needs perf (Debian's linux-perf)" >&2; exit 2; }
+		"$top/tools/vm/mkimage.sh" --programs "$ov" "$perf" >/dev/null
 	fi
 	cat "$base" "$ov" >"$logdir/profile-image"
 	BENCH_IMAGE=$logdir/profile-image
