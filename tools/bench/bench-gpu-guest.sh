@@ -53,21 +53,20 @@ backend=${RKM_BRIDGE_BACKEND:-cpu}
 logdir=${RKM_LOGDIR:-$top/build/vm/bench-gpu}
 mkdir -p "$logdir"
 passes=${BENCH_PASSES:-main disk verify}
-# the profile pass's image: perf and its libraries appended to the guest
-# image (the bundle carries them as perf.cpio.xz beside base.cpio.xz)
+# the profile pass: perf and its libraries appended to the guest image
+# (run-scenario.sh's RKM_IMAGE_EXTRA; the bundle carries them as
+# perf.cpio.xz beside base.cpio.xz)
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 	passes=${BENCH_PASSES:-profile}
 	if [ $gpu = 1 ]; then
-		base=${BENCH_IMAGE:-$RKM_IMAGE} ov=${RKM_IMAGE%/*}/perf.cpio.xz
+		ov=${RKM_IMAGE%/*}/perf.cpio.xz
 		[ -f "$ov" ] || { echo "bench-gpu-guest: the bundle has no perf.cpio.xz (perf on the build machine)" >&2; exit 2; }
 	else
-		kver=${KVER:-$(ls /lib/modules | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$' | sort -V | tail -n 1)}
-		base=${BENCH_IMAGE:-$top/build/vm/$kver/base.cpio} ov=$logdir/perf.cpio
+		ov=$logdir/perf.cpio
 		perf=$(command -v perf) || { echo "bench-gpu-guest: BENCH_PROFILE=1 needs perf (Debian's linux-perf)" >&2; exit 2; }
 		"$top/tools/vm/mkimage.sh" --programs "$ov" "$perf" >/dev/null
 	fi
-	cat "$base" "$ov" >"$logdir/profile-image"
-	BENCH_IMAGE=$logdir/profile-image
+	export RKM_IMAGE_EXTRA=$ov
 fi
 # the guest has no environment of ours: settings go into its copy
 sed -e "s/^ROUNDS=.*/ROUNDS=${BENCH_ROUNDS:-3}/" \

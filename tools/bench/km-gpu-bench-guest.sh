@@ -669,7 +669,8 @@ mstat_kib() {
 }
 
 # slow_setup / slow_teardown: dm-delay devices slow0..slow10 over the
-# zeroed ramdisks (SLOW_MS per member read); slow_create ID: /dev/md0 of
+# zeroed ramdisks (SLOW_MS per member read), and smib, the MiB a read
+# reads; slow_create ID: /dev/md0 of
 # configuration ID over the first of them (sets $slow, its members)
 slow_setup() {
 	check modprobe dm-delay
@@ -686,6 +687,9 @@ slow_setup() {
 		dmsetup mknodes slow$i
 		i=$((i + 1))
 	done
+	# 64 MiB a read, less where the arrays are smaller (SEQ: 3/4 of 4+2)
+	smib=64
+	[ $SEQ -lt $smib ] && smib=$SEQ
 }
 slow_teardown() {
 	i=0
@@ -708,9 +712,6 @@ slow_create() {
 
 slow_pass() {
 	slow_setup
-	# 64 MiB a run, less where the arrays are smaller (SEQ: 3/4 of 4+2)
-	smib=64
-	[ $SEQ -lt $smib ] && smib=$SEQ
 	r=1
 	while [ $r -le $ROUNDS ]; do
 		for id in r6 k42c k42s k83c k83s; do
@@ -835,8 +836,6 @@ profile_pass() {
 	# disk-like members (the disk pass's dm-delay): healthy and degraded
 	# 1 MiB reads at its depth
 	slow_setup
-	smib=64
-	[ $SEQ -lt $smib ] && smib=$SEQ
 	for id in $PCONFIGS; do
 		slow_create $id
 		prof_start

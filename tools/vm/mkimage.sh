@@ -39,6 +39,16 @@ copy_prog() {
 }
 libdir=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 
+# copy_progs WHAT PROGRAM...: each program (and its libraries) to /usr/bin
+copy_progs() {
+	local what=$1 p
+	shift
+	for p in "$@"; do
+		[ -x "$p" ] || die "$what $p is missing"
+		copy_prog "$p" "/usr/bin/${p##*/}"
+	done
+}
+
 # write_image: the tree under $root as OUT
 write_image() {
 	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$out.tmp"
@@ -48,10 +58,7 @@ write_image() {
 
 if [ $progs_only = 1 ]; then
 	shift
-	for p in "$@"; do
-		[ -x "$p" ] || die "program $p is missing"
-		copy_prog "$p" "/usr/bin/${p##*/}"
-	done
+	copy_progs program "$@"
 	write_image
 	exit 0
 fi
@@ -93,10 +100,7 @@ else
 fi
 # dm tables for fault injection (km bad-sector and unclean-stop scenarios)
 copy_prog "$(command -v dmsetup)" /sbin/dmsetup
-for p in "$@"; do
-	[ -x "$p" ] || die "guest program $p is missing (run make)"
-	copy_prog "$p" "/usr/bin/${p##*/}"
-done
+copy_progs "guest program (run make)" "$@"
 # busybox's links must not shadow real programs
 rm -f "$root/bin/mdadm"
 

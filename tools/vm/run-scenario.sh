@@ -24,7 +24,8 @@
 # Environment: RKM_QEMU (the QEMU command, default qemu-system-x86_64; may
 # be several words), RKM_KERNEL (the guest kernel image, default
 # build/vm/KVER/vmlinux, else /boot/vmlinuz-KVER), RKM_IMAGE (the
-# base initramfs), RKM_LOGDIR, RKM_CPIO (cpio, or "busybox cpio"),
+# base initramfs), RKM_IMAGE_EXTRA (archives appended to it, e.g. the
+# bench's perf), RKM_LOGDIR, RKM_CPIO (cpio, or "busybox cpio"),
 # RKM_HOST_RAIDKMD (raidkmd for --bridge, default build/bin/raidkmd),
 # RKM_BOOT_LIMIT (seconds for the guest kernel to reach /init, default 120).
 #
@@ -194,7 +195,8 @@ boot() {
 	done
 	[ -n "$mem" ] && m=$mem
 	(cd "$work/ov" && find . | "${cpio[@]}" -o -H newc 2>/dev/null) >"$work/ov.cpio"
-	cat "$image" "$work/ov.cpio" >"$work/initrd"
+	# shellcheck disable=SC2086 # RKM_IMAGE_EXTRA: a list of files
+	cat "$image" ${RKM_IMAGE_EXTRA:-} "$work/ov.cpio" >"$work/initrd"
 
 	local acc=(-accel tcg -cpu max)
 	[ $accel = kvm ] && acc=(-accel kvm -cpu host)
