@@ -165,6 +165,9 @@ void rkm_hist_detach(pid_t pid, const char *backend, const char *why,
 /* The last RAIDKM_DETACH_LOG records, oldest first; returns how many */
 int rkm_hist_detach_read(struct rkm_detach_rec *out);
 
+/* ---- offload_busy.c: the CPUs' busy share lately, 0-100 (0: unknown) -- */
+u32 rkm_cpus_busy_pct(u64 now);
+
 /* ---- offload_place.c: where jobs run (place.c's rule, fed) ----------- */
 /* The job's place op and bytes; false for jobs placement leaves alone */
 bool rkm_place_job_of(const struct rkm_job *job, struct rkm_place_job *pj);

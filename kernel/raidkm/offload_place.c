@@ -123,6 +123,7 @@ static void count(const struct rkm_place_job *pj, int side)
 bool rkm_place_to_daemon(const struct rkm_job *job,
 			 const struct rkm_place_job *pj, u64 ring_bytes)
 {
+	u64 now = ktime_get_ns();
 	struct rkm_place_load load = {
 		.ring_bytes = ring_bytes,
 		.cpu_bytes = atomic64_read(&cpu_busy),
@@ -131,10 +132,11 @@ bool rkm_place_to_daemon(const struct rkm_job *job,
 	int mode = mode_of(job), why, side;
 	u32 draw = 1;
 
-	if (mode == RKM_PLACE_AUTO)
+	if (mode == RKM_PLACE_AUTO) {
 		draw = get_random_u32_below(RKM_PLACE_EXPLORE);
-	side = rkm_place_decide(&est, mode, pj, &load, draw, ktime_get_ns(),
-				&why);
+		load.busy_pct = rkm_cpus_busy_pct(now);
+	}
+	side = rkm_place_decide(&est, mode, pj, &load, draw, now, &why);
 	this_cpu_inc(tally.why[side][why]);
 	return side == RKM_PLACE_TO_DAEMON;
 }

@@ -3,11 +3,16 @@
  * Job placement: the decision and the estimates it is made from (see
  * place.h; Documentation/offload.rst, "Placement").
  *
- *   CPU     cpu_ps * bytes + cpu_ps * cpu_bytes / ncpus
+ *   CPU     (cpu_ps * bytes + cpu_ps * cpu_bytes / ncpus)
+ *           * 100 / (100 - busy_pct)
  *   daemon  waited:     d_ns + d_qps * ring_bytes
  *           not waited: d_ps * (ring_bytes + bytes)
  *
- * (ps terms divided by 1000.)  The lower one wins, ties go to the CPU;
+ * (ps terms divided by 1000; busy_pct, the CPUs' busy share lately, at
+ * most RKM_PLACE_BUSY_MAX: cpu_ps is a job's own time on a CPU, and a
+ * CPU that is busy with other work, the reads and copies of the data
+ * path among it, gives the job only the rest.)  The lower one wins,
+ * ties go to the CPU;
  * a side not measured yet for the class is tried first, one job in
  * RKM_PLACE_EXPLORE goes to the side not chosen while that side is
  * expected within RKM_PLACE_EXPLORE_RANGE times the chosen one's cost,
@@ -139,10 +144,16 @@ rkm_u64 rkm_place_cpu_ns(const struct rkm_place_cell *c,
 	rkm_u64 ps = rkm_read_once(c->cpu_ps);
 	rkm_u32 ncpus = load->ncpus ? load->ncpus : 1;
 
+	rkm_u64 ns;
+	rkm_u32 busy = load->busy_pct;
+
 	if (!ps)
 		return 0;
-	return rkm_place_ps(ps, job->bytes) +
-	       rkm_place_ps(ps, load->cpu_bytes) / ncpus;
+	ns = rkm_place_ps(ps, job->bytes) +
+	     rkm_place_ps(ps, load->cpu_bytes) / ncpus;
+	if (busy > RKM_PLACE_BUSY_MAX)
+		busy = RKM_PLACE_BUSY_MAX;
+	return ns * 100 / (100 - busy);
 }
 
 rkm_u64 rkm_place_daemon_ns(const struct rkm_place_cell *c,

@@ -56,6 +56,12 @@ enum rkm_place_side {
 #define RKM_PLACE_STALE_NS	(500ull * 1000 * 1000)
 /* A failed daemon job: its class's latency becomes at least this. */
 #define RKM_PLACE_FAIL_NS	(2u * 1000 * 1000)
+/*
+ * A CPU job gets the share of the CPUs' time their other work leaves: its
+ * estimate is divided by (100 - busy_pct) / 100, busy_pct counted up to
+ * this much (a job always gets a tenth).
+ */
+#define RKM_PLACE_BUSY_MAX	90
 /* Estimates are capped here (1 s per job, 1 ms per byte). */
 #define RKM_PLACE_MAX_NS	(1000u * 1000 * 1000)
 #define RKM_PLACE_MAX_PS	(1000u * 1000 * 1000)
@@ -86,6 +92,7 @@ struct rkm_place_load {
 	rkm_u64 ring_bytes;	/* bytes of jobs staged or on the ring */
 	rkm_u64 cpu_bytes;	/* bytes of placed jobs being coded on CPUs */
 	rkm_u32 ncpus;		/* CPUs coding (online), at least 1 */
+	rkm_u32 busy_pct;	/* their time busy lately, 0-100; 0: unknown */
 };
 
 /* How a decision was reached (counted per side) */

@@ -51,7 +51,7 @@
 #define RING_NS		(25 * US)
 #define GPU_PS		10	/* 100 GB/s streamed */
 
-static const struct rkm_place_load idle = { 0, 0, 4 };
+static const struct rkm_place_load idle = { 0, 0, 4, 0 };
 static rkm_u64 now = 10 * 1000 * MS;	/* ten seconds after "boot" */
 
 /* A daemon completion of one job of @op and @bytes taking @ns */
@@ -327,8 +327,8 @@ static void test_queue_depth(void)
 {
 	struct rkm_place_est e;
 	rkm_u64 b = rkm_place_bytes(RKM_PLACE_ENCODE, 8, 3, 0, 512 * KIB);
-	struct rkm_place_load deep = { 256 * MIB, 0, 4 };
-	struct rkm_place_load busy = { 0, 64 * MIB, 1 };
+	struct rkm_place_load deep = { 256 * MIB, 0, 4, 0 };
+	struct rkm_place_load busy = { 0, 64 * MIB, 1, 0 };
 	int why;
 
 	begin("place_queue_depth");
@@ -364,6 +364,43 @@ static void slow_cpu(struct rkm_place_est *e, int op, rkm_u64 bytes,
 }
 
 /*
+ * CPUs busy with other work give a CPU job only the rest of their time:
+ * a decode the CPU codes in 1.5 ms beats a 2 ms daemon while the CPUs
+ * idle, and loses once they are half busy; a busy share past
+ * RKM_PLACE_BUSY_MAX counts as that much.
+ */
+static void test_busy_cpus(void)
+{
+	struct rkm_place_est e;
+	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DECODE, 4, 2, 0, 64 * KIB);
+	struct rkm_place_load half = { 0, 0, 2, 50 };
+	struct rkm_place_load full = { 0, 0, 2, 100 };
+	struct rkm_place_load most = { 0, 0, 2, RKM_PLACE_BUSY_MAX };
+	struct rkm_place_job job = { RKM_PLACE_DECODE, b, 1 };
+	struct rkm_place_cell *c;
+	int i, why;
+
+	begin("place_busy_cpus");
+	fresh(&e);
+	slow_cpu(&e, RKM_PLACE_DECODE, b, 3 * MS / 2);
+	for (i = 0; i < 64; i++)
+		daemon_job(&e, RKM_PLACE_DECODE, b, 2 * MS);
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &idle, 1,
+		     &why) == RKM_PLACE_TO_CPU);
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DECODE, b, 1, &half, 1,
+		     &why) == RKM_PLACE_TO_DAEMON);
+	CHECK(why == RKM_PLACE_WHY_COST);
+	c = &e.cell[RKM_PLACE_DECODE][rkm_place_class(b)];
+	CHECK(rkm_place_cpu_ns(c, &job, &half) ==
+	      2 * rkm_place_cpu_ns(c, &job, &idle));
+	CHECK(rkm_place_cpu_ns(c, &job, &full) ==
+	      rkm_place_cpu_ns(c, &job, &most));
+	CHECK(rkm_place_cpu_ns(c, &job, &full) ==
+	      10 * rkm_place_cpu_ns(c, &job, &idle));
+	end();
+}
+
+/*
  * Waited 8+3 decodes of 64 KiB chunks (2 ms on a slow CPU) against a daemon of 1.5 ms a lone entry; @serial: an entry behind others
  * waits for theirs too, else it takes its own latency.  Where does a job
  * go behind two entries, after twenty completed behind two?
@@ -372,7 +409,7 @@ static int behind_two(int serial)
 {
 	struct rkm_place_est e;
 	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DECODE, 8, 3, 0, 64 * KIB);
-	struct rkm_place_load two = { 2 * b, 0, 4 };
+	struct rkm_place_load two = { 2 * b, 0, 4, 0 };
 	int i, why;
 
 	fresh(&e);
@@ -389,7 +426,7 @@ static void test_work_ahead(void)
 {
 	struct rkm_place_est e;
 	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DECODE, 8, 3, 0, 64 * KIB);
-	struct rkm_place_load two = { 2 * b, 0, 4 };
+	struct rkm_place_load two = { 2 * b, 0, 4, 0 };
 	int why;
 
 	begin("place_work_ahead");
@@ -531,6 +568,7 @@ int main(void)
 	test_late_daemon();
 	test_stale();
 	test_queue_depth();
+	test_busy_cpus();
 	test_work_ahead();
 	test_forced();
 	test_unknown();
