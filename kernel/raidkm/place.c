@@ -9,9 +9,10 @@
  *           not waited: d_ps * (ring_bytes + bytes)
  *
  * (ps terms divided by 1000; busy_pct, the CPUs' busy share lately, at
- * most RKM_PLACE_BUSY_MAX: cpu_ps is a job's own time on a CPU, and a
- * CPU that is busy with other work, the reads and copies of the data
- * path among it, gives the job only the rest.)  The lower one wins,
+ * most RKM_PLACE_BUSY_MAX, and 0 for a job under RKM_PLACE_BUSY_MIN_BYTES:
+ * cpu_ps is a job's own time on a CPU, and a CPU that is busy with other
+ * work, the reads and copies of the data path among it, gives the job
+ * only the rest.)  The lower one wins,
  * ties go to the CPU;
  * a side not measured yet for the class is tried first, one job in
  * RKM_PLACE_EXPLORE goes to the side not chosen while that side is
@@ -143,14 +144,15 @@ rkm_u64 rkm_place_cpu_ns(const struct rkm_place_cell *c,
 {
 	rkm_u64 ps = rkm_read_once(c->cpu_ps);
 	rkm_u32 ncpus = load->ncpus ? load->ncpus : 1;
-
-	rkm_u64 ns;
 	rkm_u32 busy = load->busy_pct;
+	rkm_u64 ns;
 
 	if (!ps)
 		return 0;
 	ns = rkm_place_ps(ps, job->bytes) +
 	     rkm_place_ps(ps, load->cpu_bytes) / ncpus;
+	if (job->bytes < RKM_PLACE_BUSY_MIN_BYTES)
+		return ns;
 	if (busy > RKM_PLACE_BUSY_MAX)
 		busy = RKM_PLACE_BUSY_MAX;
 	return ns * 100 / (100 - busy);

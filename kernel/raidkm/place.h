@@ -62,6 +62,12 @@ enum rkm_place_side {
  * this much (a job always gets a tenth).
  */
 #define RKM_PLACE_BUSY_MAX	90
+/*
+ * ... but only a job of at least this many bytes: a smaller one costs the
+ * CPUs about as much to send (its entry, staging, completion and its
+ * waiter's wake-up) as to code, and its waiter would wait a round trip.
+ */
+#define RKM_PLACE_BUSY_MIN_BYTES	(128u * 1024)
 /* Estimates are capped here (1 s per job, 1 ms per byte). */
 #define RKM_PLACE_MAX_NS	(1000u * 1000 * 1000)
 #define RKM_PLACE_MAX_PS	(1000u * 1000 * 1000)

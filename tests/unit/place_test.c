@@ -367,7 +367,9 @@ static void slow_cpu(struct rkm_place_est *e, int op, rkm_u64 bytes,
  * CPUs busy with other work give a CPU job only the rest of their time:
  * a decode the CPU codes in 1.5 ms beats a 2 ms daemon while the CPUs
  * idle, and loses once they are half busy; a busy share past
- * RKM_PLACE_BUSY_MAX counts as that much.
+ * RKM_PLACE_BUSY_MAX counts as that much.  A job under
+ * RKM_PLACE_BUSY_MIN_BYTES (a 4 KiB read's check) keeps its own cost:
+ * 100 us on the CPU beats the 2 ms daemon however busy the CPUs are.
  */
 static void test_busy_cpus(void)
 {
@@ -377,6 +379,8 @@ static void test_busy_cpus(void)
 	struct rkm_place_load full = { 0, 0, 2, 100 };
 	struct rkm_place_load most = { 0, 0, 2, RKM_PLACE_BUSY_MAX };
 	struct rkm_place_job job = { RKM_PLACE_DECODE, b, 1 };
+	rkm_u64 sb = rkm_place_bytes(RKM_PLACE_CHECK, 4, 2, 0, 4 * KIB);
+	struct rkm_place_job small = { RKM_PLACE_CHECK, sb, 1 };
 	struct rkm_place_cell *c;
 	int i, why;
 
@@ -397,6 +401,17 @@ static void test_busy_cpus(void)
 	      rkm_place_cpu_ns(c, &job, &most));
 	CHECK(rkm_place_cpu_ns(c, &job, &full) ==
 	      10 * rkm_place_cpu_ns(c, &job, &idle));
+
+	CHECK(sb < RKM_PLACE_BUSY_MIN_BYTES && b >= RKM_PLACE_BUSY_MIN_BYTES);
+	slow_cpu(&e, RKM_PLACE_CHECK, sb, 100 * US);
+	for (i = 0; i < 64; i++)
+		daemon_job(&e, RKM_PLACE_CHECK, sb, 2 * MS);
+	c = &e.cell[RKM_PLACE_CHECK][rkm_place_class(sb)];
+	CHECK(rkm_place_cpu_ns(c, &small, &full) ==
+	      rkm_place_cpu_ns(c, &small, &idle));
+	CHECK(decide(&e, RKM_PLACE_AUTO, RKM_PLACE_CHECK, sb, 1, &full, 1,
+		     &why) == RKM_PLACE_TO_CPU);
+	CHECK(why == RKM_PLACE_WHY_COST);
 	end();
 }
 
