@@ -62,7 +62,7 @@ int pb_feed_to_daemon(struct pb_feed *f, const struct pb_pjob *p,
 	if (mode != RKM_PLACE_AUTO)
 		draw = 1;
 	side = rkm_place_decide(&f->est, mode, &p->pj, &load,
-				draw % RKM_PLACE_EXPLORE, pb_now_ns(), &why);
+				draw, pb_now_ns(), &why);
 	__atomic_fetch_add(&f->why[side][why], 1, __ATOMIC_RELAXED);
 	return side == RKM_PLACE_TO_DAEMON;
 }

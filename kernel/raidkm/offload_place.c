@@ -133,7 +133,7 @@ bool rkm_place_to_daemon(const struct rkm_job *job,
 	u32 draw = 1;
 
 	if (mode == RKM_PLACE_AUTO) {
-		draw = get_random_u32_below(RKM_PLACE_EXPLORE);
+		draw = get_random_u32();
 		load.busy_pct = rkm_cpus_busy_pct(now);
 	}
 	side = rkm_place_decide(&est, mode, pj, &load, draw, now, &why);

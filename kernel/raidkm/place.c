@@ -15,8 +15,9 @@
  * only the rest.)  The lower one wins,
  * ties go to the CPU;
  * a side not measured yet for the class is tried first, one job in
- * RKM_PLACE_EXPLORE goes to the side not chosen while that side is
- * expected within RKM_PLACE_EXPLORE_RANGE times the chosen one's cost,
+ * RKM_PLACE_EXPLORE times other / chosen goes to the side not chosen
+ * while that side is expected within RKM_PLACE_EXPLORE_RANGE times the
+ * chosen one's cost,
  * and one job of a class whose other side is older than
  * RKM_PLACE_STALE_NS, however slow (so a far slower side costs one job
  * per period, not one in 64: a 4 KiB update's p99 stays the CPU's).
@@ -187,10 +188,20 @@ static int rkm_place_stale(struct rkm_place_cell *c, int side, rkm_u64 now)
 	return 1;
 }
 
-/* Is @other_ns close enough to @best_ns to be worth an explore draw? */
-static int rkm_place_near(rkm_u64 best_ns, rkm_u64 other_ns)
+/*
+ * Does @draw explore the side expected at @other_ns, the chosen one at
+ * @best_ns?  One draw in RKM_PLACE_EXPLORE while @other_ns is within
+ * RKM_PLACE_EXPLORE_RANGE times @best_ns, and of those the share
+ * @best_ns / @other_ns (place.h).
+ */
+static int rkm_place_explore(rkm_u32 draw, rkm_u64 best_ns, rkm_u64 other_ns)
 {
-	return other_ns <= best_ns * RKM_PLACE_EXPLORE_RANGE;
+	rkm_u64 u = (draw / RKM_PLACE_EXPLORE) % RKM_PLACE_EXPLORE_SCALE;
+
+	if (draw % RKM_PLACE_EXPLORE ||
+	    other_ns > best_ns * RKM_PLACE_EXPLORE_RANGE)
+		return 0;
+	return u * other_ns < RKM_PLACE_EXPLORE_SCALE * best_ns;
 }
 
 static int rkm_place_auto(struct rkm_place_cell *c,
@@ -214,9 +225,8 @@ static int rkm_place_auto(struct rkm_place_cell *c,
 		*why = RKM_PLACE_WHY_STALE;
 		return other;
 	}
-	if (draw % RKM_PLACE_EXPLORE == 0 &&
-	    rkm_place_near(side == RKM_PLACE_TO_CPU ? cpu : dmn,
-			   side == RKM_PLACE_TO_CPU ? dmn : cpu)) {
+	if (rkm_place_explore(draw, side == RKM_PLACE_TO_CPU ? cpu : dmn,
+			      side == RKM_PLACE_TO_CPU ? dmn : cpu)) {
 		*why = RKM_PLACE_WHY_EXPLORE;
 		return other;
 	}

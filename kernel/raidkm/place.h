@@ -46,12 +46,17 @@ enum rkm_place_side {
 };
 
 /*
- * One job in this many of a class goes to the side not chosen, while
- * that side is expected within RKM_PLACE_EXPLORE_RANGE times the cost of
- * the chosen one (farther: only when its estimate is stale).
+ * One draw in this many of a class may send its job to the side not
+ * chosen, while that side is expected within RKM_PLACE_EXPLORE_RANGE
+ * times the cost of the chosen one (farther: only when its estimate is
+ * stale), and of those draws the share chosen / other (a second draw
+ * from the random number's upper bits, in 1/RKM_PLACE_EXPLORE_SCALE
+ * steps): an explored job costs other - chosen more, so exploring adds
+ * less than 1/RKM_PLACE_EXPLORE of the chosen side's cost per job.
  */
 #define RKM_PLACE_EXPLORE	64
 #define RKM_PLACE_EXPLORE_RANGE	8
+#define RKM_PLACE_EXPLORE_SCALE	1024
 /* A side whose estimate of a class is older than this is tried again. */
 #define RKM_PLACE_STALE_NS	(500ull * 1000 * 1000)
 /* A failed daemon job: its class's latency becomes at least this. */
@@ -106,7 +111,7 @@ enum rkm_place_why {
 	RKM_PLACE_WHY_FORCED,	/* placement=cpu or daemon */
 	RKM_PLACE_WHY_COST,	/* the lower estimate */
 	RKM_PLACE_WHY_UNKNOWN,	/* a side not measured yet is tried */
-	RKM_PLACE_WHY_EXPLORE,	/* the 1 in RKM_PLACE_EXPLORE */
+	RKM_PLACE_WHY_EXPLORE,	/* the explore draw */
 	RKM_PLACE_WHY_STALE,	/* the other side's estimate was old */
 	RKM_PLACE_NWHY
 };

@@ -10,8 +10,9 @@
  *   place_small_waited   a waited 4 KiB delta goes to the CPU; a daemon
  *                        60 times slower gets no explore draw, only
  *                        the stale probe; one within
- *                        RKM_PLACE_EXPLORE_RANGE gets one in
- *                        RKM_PLACE_EXPLORE
+ *                        RKM_PLACE_EXPLORE_RANGE gets one draw in
+ *                        RKM_PLACE_EXPLORE, and of those the share
+ *                        CPU cost / daemon cost
  *   place_large_decode   an 8+3 decode of 1 MiB chunks with a fast daemon
  *                        goes to the daemon
  *   place_slow_daemon    a daemon that becomes slower than the CPU loses
@@ -95,7 +96,10 @@ static void test_small_waited(void)
 {
 	struct rkm_place_est e;
 	rkm_u64 b = rkm_place_bytes(RKM_PLACE_DELTA, 8, 3, 1, 4096);
+	struct rkm_place_job job = { RKM_PLACE_DELTA, 0, 1 };
+	struct rkm_place_cell *c;
 	int why, i, cpu = 0, explored = 0;
+	rkm_u64 cns, dns;
 
 	begin("place_small_waited");
 	fresh(&e);
@@ -133,6 +137,19 @@ static void test_small_waited(void)
 				   &idle, i + 1, &why) == RKM_PLACE_TO_DAEMON &&
 			    why == RKM_PLACE_WHY_EXPLORE;
 	CHECK(explored == 100);
+	/* ... and of the explore draws, the share cpu / daemon (about 1/4) */
+	job.bytes = b;
+	c = &e.cell[RKM_PLACE_DELTA][rkm_place_class(b)];
+	cns = rkm_place_cpu_ns(c, &job, &idle);
+	dns = rkm_place_daemon_ns(c, &job, &idle);
+	explored = 0;
+	for (i = 0; i < RKM_PLACE_EXPLORE_SCALE; i++)
+		explored += decide(&e, RKM_PLACE_AUTO, RKM_PLACE_DELTA, b, 1,
+				   &idle, i * RKM_PLACE_EXPLORE, &why) ==
+				RKM_PLACE_TO_DAEMON &&
+			    why == RKM_PLACE_WHY_EXPLORE;
+	CHECK(dns > 3 * cns && dns < 5 * cns);
+	CHECK(explored == (int)((RKM_PLACE_EXPLORE_SCALE * cns + dns - 1) / dns));
 	/* a plain 4 KiB 4+2 encode too */
 	b = rkm_place_bytes(RKM_PLACE_ENCODE, 4, 2, 0, 4096);
 	measured(&e, RKM_PLACE_ENCODE, b);

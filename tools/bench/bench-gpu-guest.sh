@@ -9,7 +9,7 @@
 # beside the same array's unverified ones, and sequential on disk-like
 # (dm-delay) members.  Prints a header and the guest's
 # BENCH/MEDIAN/RATIO lines (and its CHECK/COST/DATAPATH/MEMBER/VERIFY/
-# PLACE-EST lines).
+# PLACE-EST/PHASE-PLACE lines).
 #
 # usage: bench-gpu-guest.sh [--gpu] [--save DIR]
 #   --gpu       on the GPU host: QEMU, kernel, image and raidkmd from the
@@ -98,7 +98,7 @@ out=$( {
 	echo "# gpu: $gpuname"
 	echo "# guest: QEMU TCG, $(tr -d '\r' <"$log" | sed -n 's/^INFO guest kernel \([^,]*\),.*/\1/p' | head -n 1), host raidkmd --backend=$backend through the guest-RAM bridge"
 	echo "# command: BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_MIB=${BENCH_MIB:-64}${BENCH_CHUNK:+ BENCH_CHUNK=$BENCH_CHUNK}${BENCH_MAX_CPU:+ BENCH_MAX_CPU=$BENCH_MAX_CPU}${BENCH_DEADLINE_MS:+ BENCH_DEADLINE_MS=$BENCH_DEADLINE_MS}${BENCH_SLOW_MS:+ BENCH_SLOW_MS=$BENCH_SLOW_MS}${BENCH_PASSES:+ BENCH_PASSES=\"$BENCH_PASSES\"}${BENCH_PROFILE:+ BENCH_PROFILE=$BENCH_PROFILE}${BENCH_SMP:+ BENCH_SMP=$BENCH_SMP}${BENCH_IMAGE:+ BENCH_IMAGE=$BENCH_IMAGE} RKM_BRIDGE_BACKEND=$backend $cmd"
-	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY|PLACE-EST|PROFILE)'
+	tr -d '\r' <"$log" | grep -E '^(INFO|CHECK|BENCH|COST|DATAPATH|MEMBER|MEDIAN|RATIO|VERIFY|PLACE-EST|PHASE-PLACE|PROFILE)'
 	[ -f "$log.host" ] && grep -E 'info: (backend|cpu backend|cuda:|served)' "$log.host" | sed 's/^/# host /' || true
 	echo "$verdict"
 	echo "# elapsed ${elapsed} s (boot, all rounds, the correctness pass)"

@@ -217,6 +217,19 @@ reasons_split() {
 		$1 $RKM_SYS/placement_reasons
 }
 
+# phase_start ID / phase_line ID PHASE: an auto configuration's jobs and
+# decisions in one phase alone ("PHASE-PLACE" lines: which side coded
+# the rebuild's or the degraded read's jobs, and why)
+phase_start() {
+	case $1 in *a) ;; *) return 0 ;; esac
+	place_snap /tmp/place.p
+	cp $RKM_SYS/placement_reasons /tmp/reasons.p
+}
+phase_line() {
+	case $1 in *a) ;; *) return 0 ;; esac
+	echo "PHASE-PLACE $(name $1) $2: cpu/daemon by op: $(place_split /tmp/place.p); decisions: $(reasons_split /tmp/reasons.p)"
+}
+
 # place_estimates ID: the placement's estimates now (placement_stats)
 # of every op and size class that has coded a job: the CPU's ps per
 # byte, the daemon's ns per job and ps per byte (0: not measured)
@@ -457,18 +470,22 @@ run_one() {	# run_one ID: one configuration, one round
 	check mdadm_km /dev/md0 --fail /dev/ram1
 	check mdadm_km /dev/md0 --remove /dev/ram1
 	dd if=/dev/zero of=/dev/ram1 bs=1M count=1 2>/dev/null
+	phase_start $id
 	t0=$(cpu_ticks)
 	check mdadm_km /dev/md0 --add /dev/ram1
 	sleep 0.2
 	wait_sync md0
 	t1=$(cpu_ticks)
+	phase_line $id rebuild
 	reb=$(recovery_s md0)
 	creb=$(per_gb $((t1 - t0)) $((MIB * 1048576)))
 	# degraded read with m members failed
 	check mdadm_km /dev/md0 --fail $(members $m 1)
 	datapath_start
+	phase_start $id
 	fio_run dr --rw=read --bs=1M --iodepth=8 --size=${SEQ}M
 	dr=$f_mibs cdr=$f_cpu
+	phase_line $id degraded_seqread
 	datapath_line $id
 	check mdadm_km --stop /dev/md0
 	counters_check $id
