@@ -508,8 +508,9 @@ stats() {
 }
 # ratio A B: A / B
 ratio() { awk -v a=$1 -v b=$2 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-# med ID METRIC
+# med ID METRIC; rng ID METRIC: "min max" of its rounds
 med() { eval "echo \$${1}_med_$2"; }
+rng() { eval "echo \$${1}_min_$2 \$${1}_max_$2"; }
 
 # pass NAME: NAME is one of PASSES
 pass() {
@@ -576,6 +577,7 @@ if pass main; then
 			med = (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
 			split(k, f, " ")
 			printf "%s_med_%s=%g\n", f[1], f[2], med >"/tmp/bench.med"
+			printf "%s_min_%s=%g\n%s_max_%s=%g\n", f[1], f[2], s[1], f[1], f[2], s[c] >"/tmp/bench.med"
 			printf "MEDIAN %s %s %g [%g, %g]\n", f[3], f[4], med, s[1], s[c]
 		} }' /tmp/bench.vals
 	. /tmp/bench.med
@@ -603,8 +605,10 @@ if pass main; then
 	# auto against the better of served and in-kernel, per metric (issue #30:
 	# at least 0.95 of it; of latency at most 1 / 0.95): A / max(B, C) of
 	# MiB/s and iops, rebuild_speed min(B, C) / A of the rebuild times, A /
-	# min(B, C) of latency; the goal line names the metrics that miss it and
-	# which side was the better there
+	# min(B, C) of latency; the goal line names the metrics that miss it,
+	# which side was the better there and whether auto's median lies in
+	# that side's range of rounds or that side's median in auto's ("within
+	# the rounds' range": the rounds cannot tell them apart) or not
 	# vs_best HOW A B C: "ratio met side" of A against the better of B
 	# (served) and C (in-kernel); HOW: hi (higher is better), time (rebuild
 	# time: the speed ratio), lat (latency)
@@ -617,6 +621,12 @@ if pass main; then
 			met = how == "lat" ? r <= 1 / 0.95 : r >= 0.95
 			printf "%.2f %d %s\n", r, met, side }'
 	}
+	# overlap A B: A's median in B's range of rounds, or B's in A's
+	overlap() {
+		awk -v am=$(med $1 $3) -v bm=$(med $2 $3) -v ar="$(rng $1 $3)" -v br="$(rng $2 $3)" 'BEGIN {
+			split(ar, a, " "); split(br, b, " ")
+			exit !((am >= b[1] && am <= b[2]) || (bm >= a[1] && bm <= a[2])) }'
+	}
 	for g in 42 83; do
 		a=k${g}a
 		line="" miss="" nmet=0 nall=0
@@ -628,7 +638,12 @@ if pass main; then
 			if [ $2 = 1 ]; then
 				nmet=$((nmet + 1))
 			else
-				miss="$miss $kv ($3 better)"
+				case $3 in served) b=k${g}s ;; *) b=k${g}c ;; esac
+				if overlap $a $b $v; then
+					miss="$miss $kv ($3 better, within the rounds' range)"
+				else
+					miss="$miss $kv ($3 better, outside the rounds' range)"
+				fi
 			fi
 		done
 		echo "RATIO auto/best $(name $a | sed 's/-auto//'):$line"
