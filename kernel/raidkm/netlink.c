@@ -67,6 +67,7 @@ static const struct nla_policy rkm_nl_policy[RAIDKM_A_MAX + 1] = {
 	[RAIDKM_A_PLACE_DAEMON_NS] = { .type = NLA_REJECT },
 	[RAIDKM_A_PLACE_DAEMON_PS] = { .type = NLA_REJECT },
 	[RAIDKM_A_PLACE_DAEMON_QPS] = { .type = NLA_REJECT },
+	[RAIDKM_A_PLACE_CPU_BUSY] = { .type = NLA_REJECT },
 };
 
 static_assert(RAIDKM_PLACE_OPS == RKM_PLACE_NOPS);
@@ -263,7 +264,10 @@ static bool place_used(const struct rkm_place_counts *c, int op, int cls)
 	       c->jobs[RKM_PLACE_TO_DAEMON][op][cls] || c->cell[op][cls].d_ns;
 }
 
-/* the placement mode and the op/class pairs that have seen jobs */
+/*
+ * the placement mode, the CPUs' busy share (what the CPU estimates of
+ * large jobs are scaled by) and the op/class pairs that have seen jobs
+ */
 static int put_placement(struct sk_buff *msg)
 {
 	struct rkm_place_counts *c = kmalloc(sizeof(*c), GFP_KERNEL);
@@ -273,7 +277,9 @@ static int put_placement(struct sk_buff *msg)
 		return -ENOMEM;
 	rkm_place_read(c);
 	if (nla_put_string(msg, RAIDKM_A_PLACEMENT,
-			   rkm_place_mode_name(rkm_place_mode())))
+			   rkm_place_mode_name(rkm_place_mode())) ||
+	    nla_put_u8(msg, RAIDKM_A_PLACE_CPU_BUSY,
+		       rkm_cpus_busy_pct(ktime_get_ns())))
 		ret = -EMSGSIZE;
 	for (op = 0; op < RKM_PLACE_NOPS && !ret; op++)
 		for (cls = 0; cls < RKM_PLACE_CLASSES && !ret; cls++)

@@ -5,7 +5,8 @@
 # sends every job to the daemon and "cpu" none; under "auto" a daemon
 # made slow by fault injection (20 ms before each batch of completions)
 # loses the jobs to the kernel's CPU codec after a bounded number, and a
-# daemon killed in the middle of fio loses nothing.  Every fio run
+# daemon killed in the middle of fio loses nothing; raidkmctl status
+# shows the placement and the CPUs' busy share.  Every fio run
 # verifies its data (crc32c) and the parity is consistent at the end.
 # timeout: 400
 . /lib/raidkm/lib.sh
@@ -85,5 +86,9 @@ wait_sync md0
 [ "$(cat /sys/block/md0/md/mismatch_cnt)" = 0 ] ||
 	fail "mismatch_cnt $(cat /sys/block/md0/md/mismatch_cnt)"
 raidkmctl status | grep -i placement || fail "raidkmctl status shows no placement"
+raidkmctl status | grep -Eq '^placement: auto; CPUs [0-9]+ % busy; ' ||
+	fail "raidkmctl status shows no CPU busy share"
+raidkmctl status --json | grep -Eq '"cpu_busy_pct": ([0-9]|[1-9][0-9]|100),' ||
+	fail "raidkmctl status --json: no cpu_busy_pct in 0-100"
 check mdadm_km --stop /dev/md0
 echo PASS

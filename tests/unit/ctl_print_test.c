@@ -121,7 +121,7 @@ int main(void)
 	strcpy(st.placement, "auto");
 	st.nplace = 2;
 	st.place[0] = (struct rkmctl_place){ 2, 1, 6300, 129024000, 100,
-					     2048000, 20, 0, 0 };
+					     2048000, 20, 0, 0, 0 };
 	st.place[1] = (struct rkmctl_place){ 1, 5, 3, 25165824, 190,
 					     1593835520, 60, 109000, 10, 2 };
 	s = ctl_print(&st, 0);
@@ -133,7 +133,18 @@ int main(void)
 	CHECK(ctl_python_check(s,
 		"p = d[\"placement\"]\n"
 		"assert p[\"mode\"] == \"auto\" and len(p[\"classes\"]) == 2\n"
-		"assert p[\"classes\"][1] == {\"op\": \"decode\", \"size\": \"4M-\", \"cpu_jobs\": 3, \"cpu_bytes\": 25165824, \"daemon_jobs\": 190, \"daemon_bytes\": 1593835520, \"cpu_ps_per_byte\": 60, \"daemon_ns_per_job\": 109000, \"daemon_ps_per_byte\": 10, \"daemon_ps_per_byte_ahead\": 2}\n") == 0);
+		"assert p[\"classes\"][1] == {\"op\": \"decode\", \"size\": \"4M-\", \"cpu_jobs\": 3, \"cpu_bytes\": 25165824, \"daemon_jobs\": 190, \"daemon_bytes\": 1593835520, \"cpu_ps_per_byte\": 60, \"daemon_ns_per_job\": 109000, \"daemon_ps_per_byte\": 10, \"daemon_ps_per_byte_ahead\": 2}\n"
+		"assert \"cpu_busy_pct\" not in p\n") == 0);
+	free(s);
+	/* a module that says how busy the CPUs are */
+	st.has_cpu_busy = 1;
+	st.cpu_busy = 47;
+	s = ctl_print(&st, 0);
+	CHECK(strstr(s, "placement: auto; CPUs 47 % busy; jobs (MiB) "));
+	free(s);
+	s = ctl_print(&st, 1);
+	CHECK(ctl_python_check(s,
+		"assert d[\"placement\"][\"cpu_busy_pct\"] == 47\n") == 0);
 	free(s);
 	end();
 	return failures ? 1 : 0;

@@ -150,8 +150,10 @@ static void text_placement(FILE *f, const struct rkmctl_status *s)
 
 	if (!s->placement[0])
 		return;
-	fprintf(f, "placement: %s; jobs (MiB) coded on each side by op and job size, and the estimates (CPU ps a byte; daemon us a job + ps a byte of the job and queued, ps a byte queued ahead of a waited job)\n",
-		s->placement);
+	fprintf(f, "placement: %s; ", s->placement);
+	if (s->has_cpu_busy)
+		fprintf(f, "CPUs %u %% busy; ", s->cpu_busy);
+	fprintf(f, "jobs (MiB) coded on each side by op and job size, and the estimates (CPU ps a byte; daemon us a job + ps a byte of the job and queued, ps a byte queued ahead of a waited job)\n");
 	for (i = 0; i < s->nplace; i++) {
 		const struct rkmctl_place *p = &s->place[i];
 
@@ -348,6 +350,8 @@ static void json_placement(FILE *f, const struct rkmctl_status *s)
 		return;
 	fprintf(f, ",\n \"placement\": {\"mode\": ");
 	json_str(f, s->placement);
+	if (s->has_cpu_busy)
+		fprintf(f, ", \"cpu_busy_pct\": %u", s->cpu_busy);
 	fprintf(f, ", \"classes\": [");
 	for (i = 0; i < s->nplace; i++) {
 		const struct rkmctl_place *p = &s->place[i];

@@ -59,6 +59,8 @@ struct rkmctl_status {
 	struct rkmctl_detach detach[RAIDKM_DETACH_LOG];
 	struct rkmctl_gpus gpus;	/* the daemon's GPUs, if any */
 	char placement[16];		/* "" when the module did not say */
+	int has_cpu_busy;		/* the module sent cpu_busy */
+	unsigned int cpu_busy;		/* the CPUs' busy share lately, % */
 	int nplace;
 	struct rkmctl_place place[RKMCTL_MAX_PLACE];
 };

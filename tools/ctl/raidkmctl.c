@@ -136,6 +136,10 @@ static int on_reply(struct nl_msg *msg, void *arg)
 	if (tb[RAIDKM_A_PLACEMENT])
 		get_string(st->placement, sizeof(st->placement),
 			   tb[RAIDKM_A_PLACEMENT]);
+	if (tb[RAIDKM_A_PLACE_CPU_BUSY]) {
+		st->has_cpu_busy = 1;
+		st->cpu_busy = nla_get_u8(tb[RAIDKM_A_PLACE_CPU_BUSY]);
+	}
 	nlmsg_for_each_attr(a, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
 		if (nla_type(a) == RAIDKM_A_DETACH) {
 			get_detach(a, st);

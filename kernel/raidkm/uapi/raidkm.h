@@ -535,6 +535,7 @@ enum raidkm_attr {
 	RAIDKM_A_PLACE_DAEMON_NS,	/* u32: daemon, ns per job */
 	RAIDKM_A_PLACE_DAEMON_PS,	/* u32: daemon, ps per byte of backlog */
 	RAIDKM_A_PLACE_DAEMON_QPS,	/* u32: daemon, ps a byte ahead adds */
+	RAIDKM_A_PLACE_CPU_BUSY,	/* u8: the CPUs' busy share lately, 0-100 */
 	__RAIDKM_A_MAX,
 };
 #define RAIDKM_A_MAX	(__RAIDKM_A_MAX - 1)
