@@ -167,6 +167,8 @@ int rkm_hist_detach_read(struct rkm_detach_rec *out);
 
 /* ---- offload_busy.c: the CPUs' busy share lately, 0-100 (0: unknown) -- */
 u32 rkm_cpus_busy_pct(u64 now);
+/* Placed jobs spent @ns coding on a CPU: not "other work" */
+void rkm_cpus_busy_coded(u64 ns);
 
 /* ---- offload_place.c: where jobs run (place.c's rule, fed) ----------- */
 /* The job's place op and bytes; false for jobs placement leaves alone */

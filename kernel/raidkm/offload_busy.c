@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * How busy the CPUs are, for placement (place.h's busy_pct): the share of
- * the online CPUs' time lately not spent idle or waiting for I/O, from
- * the per-CPU counters NO_HZ keeps (get_cpu_idle_time_us(),
- * get_cpu_iowait_time_us()).  A decision samples them at most once each
- * RKM_BUSY_PERIOD_NS; each sample moves the average a quarter of the way.
- * Where the kernel keeps no such counters the share stays 0 (unknown).
+ * How busy the CPUs are with other work, for placement (place.h's
+ * busy_pct): the share of the online CPUs' time lately not spent idle,
+ * waiting for I/O or coding placed jobs, from the per-CPU counters NO_HZ
+ * keeps (get_cpu_idle_time_us(), get_cpu_iowait_time_us()) less the CPU
+ * runs' own time (rkm_cpus_busy_coded(): the CPU side's queue is already
+ * in its estimate, as cpu_bytes).  A decision samples them at most once
+ * each RKM_BUSY_PERIOD_NS; each sample moves the average a quarter of the
+ * way.  Where the kernel keeps no such counters the share stays 0
+ * (unknown).
  */
 #include <linux/kernel.h>
 #include <linux/cpumask.h>
 #include <linux/spinlock.h>
+#include <linux/atomic.h>
 #include <linux/tick.h>
 #include "offload.h"
 
@@ -19,11 +23,19 @@ static struct {
 	spinlock_t lock;	/* one sampler at a time */
 	u64 at;			/* ns of the last sample */
 	u64 idle_us;		/* the CPUs' idle + iowait time then */
+	u64 coded_ns;		/* placed jobs' coding time then */
 	unsigned int ncpus;	/* online then */
 	u32 pct;		/* the average */
 } busy = {
 	.lock = __SPIN_LOCK_UNLOCKED(busy.lock),
 };
+
+static atomic64_t coded_ns;	/* placed jobs' coding time, all told */
+
+void rkm_cpus_busy_coded(u64 ns)
+{
+	atomic64_add(ns, &coded_ns);
+}
 
 /* The online CPUs' idle and iowait time in us, or U64_MAX: unknown */
 static u64 cpus_idle_us(unsigned int *ncpus)
@@ -45,24 +57,23 @@ static u64 cpus_idle_us(unsigned int *ncpus)
 	return sum;
 }
 
-/* The share of the last period the CPUs were busy, 0-100 */
-static u32 busy_sample(u64 idle_us, unsigned int ncpus, u64 now)
+/* The share of the last period the CPUs were busy with other work */
+static u32 busy_sample(u64 idle_us, u64 coded, unsigned int ncpus, u64 now)
 {
 	u64 wall_us = (now - busy.at) / NSEC_PER_USEC * ncpus;
 	u64 idle = idle_us - busy.idle_us;
+	u64 own = (coded - busy.coded_ns) / NSEC_PER_USEC;
 
 	if (!wall_us || idle_us < busy.idle_us || ncpus != busy.ncpus)
 		return busy.pct;
-	if (idle >= wall_us)
-		return 0;
-	return 100 - div64_u64(idle * 100, wall_us);
+	return rkm_place_busy_share(wall_us, idle, own);
 }
 
 u32 rkm_cpus_busy_pct(u64 now)
 {
 	unsigned long flags;
 	unsigned int ncpus;
-	u64 idle_us;
+	u64 idle_us, coded;
 	u32 pct;
 
 	if (now - READ_ONCE(busy.at) < RKM_BUSY_PERIOD_NS ||
@@ -74,9 +85,11 @@ u32 rkm_cpus_busy_pct(u64 now)
 		spin_unlock_irqrestore(&busy.lock, flags);
 		return 0;
 	}
-	pct = busy.at ? busy_sample(idle_us, ncpus, now) : 0;
+	coded = atomic64_read(&coded_ns);
+	pct = busy.at ? busy_sample(idle_us, coded, ncpus, now) : 0;
 	WRITE_ONCE(busy.pct, (3 * busy.pct + pct) / 4);
 	busy.idle_us = idle_us;
+	busy.coded_ns = coded;
 	busy.ncpus = ncpus;
 	WRITE_ONCE(busy.at, now);
 	spin_unlock_irqrestore(&busy.lock, flags);

@@ -253,8 +253,9 @@ void rkm_place_run_cpu(struct rkm_job *job)
 	rkm_job_run_cpu(job);
 	ns = ktime_get_ns() - t0;
 	cpu_clock_stop(&clock);
-	rkm_place_cpu_done(&est, pj.op, pj.bytes,
-			   ns - min(ns, clock.off_ns), ktime_get_ns());
+	ns -= min(ns, clock.off_ns);
+	rkm_place_cpu_done(&est, pj.op, pj.bytes, ns, ktime_get_ns());
+	rkm_cpus_busy_coded(ns);
 	if (busy)
 		atomic64_sub(pj.bytes, &cpu_busy);
 }

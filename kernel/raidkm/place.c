@@ -139,6 +139,18 @@ static struct rkm_place_cell *rkm_place_cell_of(struct rkm_place_est *est,
 	return &est->cell[op][rkm_place_class(bytes)];
 }
 
+rkm_u32 rkm_place_busy_share(rkm_u64 wall_us, rkm_u64 idle_us,
+			     rkm_u64 own_us)
+{
+	rkm_u64 other;
+
+	if (!wall_us || idle_us >= wall_us)
+		return 0;
+	other = wall_us - idle_us;
+	other -= other < own_us ? other : own_us;
+	return (rkm_u32)(other * 100 / wall_us);
+}
+
 rkm_u64 rkm_place_cpu_ns(const struct rkm_place_cell *c,
 			 const struct rkm_place_job *job,
 			 const struct rkm_place_load *load)

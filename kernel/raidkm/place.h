@@ -130,6 +130,13 @@ int rkm_place_mode_parse(const char *s, int per_array);
 const char *rkm_place_mode_name(int mode);
 
 /* Expected ns until the job would be done on each side; 0: unknown */
+/*
+ * busy_pct's sample: the share (0-100) of @wall_us of the CPUs' time
+ * spent on other work, that is neither the @idle_us idle or waiting for
+ * I/O nor the @own_us coding placed jobs (offload_busy.c feeds it).
+ */
+rkm_u32 rkm_place_busy_share(rkm_u64 wall_us, rkm_u64 idle_us,
+			     rkm_u64 own_us);
 rkm_u64 rkm_place_cpu_ns(const struct rkm_place_cell *c,
 			 const struct rkm_place_job *job,
 			 const struct rkm_place_load *load);

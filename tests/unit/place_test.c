@@ -419,6 +419,13 @@ static void test_busy_cpus(void)
 	CHECK(rkm_place_cpu_ns(c, &job, &full) ==
 	      10 * rkm_place_cpu_ns(c, &job, &idle));
 
+	/* the share counts other work: not idle, not placed jobs' coding */
+	CHECK(rkm_place_busy_share(1000, 200, 0) == 80);
+	CHECK(rkm_place_busy_share(1000, 200, 600) == 20);
+	CHECK(rkm_place_busy_share(1000, 200, 900) == 0);
+	CHECK(rkm_place_busy_share(1000, 1000, 0) == 0);
+	CHECK(rkm_place_busy_share(0, 0, 0) == 0);
+
 	CHECK(sb < RKM_PLACE_BUSY_MIN_BYTES && b >= RKM_PLACE_BUSY_MIN_BYTES);
 	slow_cpu(&e, RKM_PLACE_CHECK, sb, 100 * US);
 	for (i = 0; i < 64; i++)
