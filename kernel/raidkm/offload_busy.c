@@ -13,7 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/cpumask.h>
 #include <linux/spinlock.h>
-#include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/tick.h>
 #include "offload.h"
 
@@ -30,11 +30,23 @@ static struct {
 	.lock = __SPIN_LOCK_UNLOCKED(busy.lock),
 };
 
-static atomic64_t coded_ns;	/* placed jobs' coding time, all told */
+/* placed jobs' coding time on each CPU, all told (no shared write) */
+static DEFINE_PER_CPU(u64, coded_ns);
 
 void rkm_cpus_busy_coded(u64 ns)
 {
-	atomic64_add(ns, &coded_ns);
+	this_cpu_add(coded_ns, ns);
+}
+
+/* every CPU's coding time: possible CPUs, so the sum never goes back */
+static u64 cpus_coded_ns(void)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(&coded_ns, cpu));
+	return sum;
 }
 
 /* The online CPUs' idle and iowait time in us, or U64_MAX: unknown */
@@ -85,7 +97,7 @@ u32 rkm_cpus_busy_pct(u64 now)
 		spin_unlock_irqrestore(&busy.lock, flags);
 		return 0;
 	}
-	coded = atomic64_read(&coded_ns);
+	coded = cpus_coded_ns();
 	pct = busy.at ? busy_sample(idle_us, coded, ncpus, now) : 0;
 	WRITE_ONCE(busy.pct, (3 * busy.pct + pct) / 4);
 	busy.idle_us = idle_us;

@@ -12,9 +12,11 @@
  *   /sys/kernel/raidkm/placement_reasons	decisions by side and reason
  *
  * The estimates are one table of plain words read and written once each
- * (place.h); the counts are per CPU.  The only shared word written per
- * job is cpu_busy, and only while a daemon is attached (the submitter
- * then takes the dispatcher's spinlock anyway).
+ * (place.h); the counts are per CPU, the CPU runs' coding time too
+ * (offload_busy.c).  The only shared word written per job is cpu_busy,
+ * and only while a daemon is attached (the submitter then takes the
+ * dispatcher's spinlock anyway); an auto decision reads the busy share,
+ * which offload_busy.c samples at most every 10 ms.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
