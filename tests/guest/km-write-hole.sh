@@ -1,19 +1,20 @@
-# covers: km: write hole; km: write journal; km: unclean shutdown; km: degraded I/O
+# covers: km: write hole; km: write journal; km: member log; km: unclean shutdown; km: degraded I/O
 # The write hole (issue #31), with real power cuts: a partial-stripe write
 # cut off by a power failure leaves some members with the new chunk or
 # parity and others with the old.  Once a member is missing, its chunks
 # are rebuilt from that parity: data nobody was writing comes back as
-# garbage.  A write journal closes the hole.
+# garbage.  A write journal closes the hole, and so does the member log.
 #
-# Three arrays of 4+2 members with 64 KiB chunks, each member a slice
+# Four arrays of 4+2 members with 64 KiB chunks, each member a slice
 # (dm-linear) of one virtio disk; members 1 and 2 of each write through
 # dm-delay (300 ms a write: slow disks, so that partial-stripe writes
 # are always in flight, half landed) during the writes that a power cut
 # interrupts, and at full speed otherwise:
 #   md0  km, no journal (unprotected: must show the hole)
 #   md1  md raid6 with a write journal (mdadm --write-journal)
-#   md2  km with a write journal (skipped while our mdadm cannot create
-#        one, or the kernel ignores it: #31's journal)
+#   md2  km with a write journal
+#   md3  km with a member log (--layout=m2,log) and an internal
+#        write-intent bitmap: no journal device
 # Every 4 KiB block of the arrays' region (stripes 4-35) carries its
 # block number and a generation (rkm-stamp, tests/guest/stamp.c), so
 # every block read back is known to be the old data, the new data, or
@@ -33,8 +34,8 @@
 # and member 0 failed at once) and reads the region: every chunk not
 # written must read its old data, a written chunk old or new data block
 # by block, nothing else.  On md0 every block that is neither must lie
-# in member 0's chunk of a stripe (the hole and nothing else); on md1
-# and md2 there must be none, and their journals must have replayed
+# in member 0's chunk of a stripe (the hole and nothing else); on md1,
+# md2 and md3 there must be none, and their logs must have replayed
 # stripes after some power cut.  20 power cuts in all, 14 of case a
 # (make check: 15 on each kernel, "boots-shared", 10 of case a: 20 of
 # case a and 10 of case b in each check); in the last boot the hole must
@@ -50,7 +51,7 @@
 # start_dirty_degraded (its journal replays all the same): set here.
 # boots: 21
 # boots-shared: 16
-# disks: 1 256
+# disks: 1 320
 # timeout: 200
 . /lib/raidkm/lib.sh
 
@@ -80,22 +81,22 @@ rnd() {
 }
 
 # One virtio disk in slices of 12 MiB (each virtio disk costs the boot
-# about 0.35 s): slice 6A+I is member I of array A, slices 18 and 19 the
+# about 0.35 s): slice 6A+I is member I of array A, slices 24 and 25 the
 # journals of md1 and md2, the MiB after them the record of the boots.
 # Every slice is a dm device: wAmI (linear; members $DELAYED become
 # dm-delay in slow), wAj (linear; "error" in case c).  MEM_A_I and
 # JOURNAL_A are their nodes (no udev: /dev/dm-MINOR).
 SL=24576			# sectors a slice
-TALLY_SEEK=$((20 * SL / 128))	# the record, in 64 KiB blocks
+TALLY_SEEK=$((26 * SL / 128))	# the record, in 64 KiB blocks
 spec=""
-for a in 0 1 2; do
+for a in 0 1 2 3; do
 	i=0
 	while [ $i -lt $N ]; do
 		spec="$spec${spec:+;}w${a}m$i,,,,0 $SL linear /dev/vda $(((a * N + i) * SL))"
 		i=$((i + 1))
 	done
 done
-spec="$spec;w1j,,,,0 $SL linear /dev/vda $((18 * SL));w2j,,,,0 $SL linear /dev/vda $((19 * SL))"
+spec="$spec;w1j,,,,0 $SL linear /dev/vda $((24 * SL));w2j,,,,0 $SL linear /dev/vda $((25 * SL))"
 dmsetup create --concise "$spec" || fail "dmsetup create --concise '$spec'"
 for b in /sys/block/dm-*; do
 	read -r n <$b/dm/name
@@ -139,7 +140,7 @@ members_of() {
 # member X of array A's stripes s with s mod N = J (-1: X holds parity);
 # WMAP_A: rkm-stamp's -m, per s mod N the data chunk rewritten, the one
 # after the chunk on member X.
-for a in 0 1 2; do
+for a in 0 1 2 3; do
 	sh=1
 	[ $a = 1 ] && sh=2
 	s=0 w=""
@@ -169,9 +170,9 @@ quiet() {
 	"$@" >/tmp/quiet 2>&1 || { cat /tmp/quiet; fail "command failed: $*"; }
 }
 
-# the arrays: md0, md1 and md2 (km with a write journal: its creation
-# must work, and must give the journal consistency policy)
-ARRAYS="0 1 2"
+# the arrays: md0, md1, md2 (km with a write journal: its creation
+# must work, and must give the journal consistency policy) and md3
+ARRAYS="0 1 2 3"
 kmj_probe() {
 	local cp
 	members_of 2 b
@@ -188,23 +189,28 @@ echo 1 >$P/start_dirty_degraded
 
 # create A MODE: array A as for mode MODE, clean, its region filled
 create() {
-	local a=$1 j="" cp
-	[ $a != 0 ] && eval j=\"--write-journal \$JOURNAL_$a\"
+	local a=$1 j="" cp want=journal
+	case $a in 1 | 2) eval j=\"--write-journal \$JOURNAL_$a\" ;; esac
 	members_of $a $2
 	if [ $a = 1 ]; then
 		quiet mdadm_km --create /dev/md1 --run --assume-clean --level=6 \
 			--raid-devices=$N --chunk=64 $j $MEMBERS
+	elif [ $a = 3 ]; then
+		quiet mdadm_km --create /dev/md3 --run --assume-clean --level=km \
+			--layout=m2,log --bitmap=internal --raid-devices=$N \
+			--chunk=64 $MEMBERS
+		want=bitmap
 	else
 		quiet mdadm_km --create /dev/md$a --run --assume-clean --level=km \
 			--layout=m2 --raid-devices=$N --chunk=64 $j $MEMBERS
 	fi
 	if [ $a != 0 ]; then
 		read -r cp </sys/block/md$a/md/consistency_policy
-		[ "$cp" = journal ] || fail "md$a: consistency_policy $cp, not journal"
+		[ "$cp" = $want ] || fail "md$a: consistency_policy $cp, not $want"
 	fi
-	if [ $a = 2 ]; then
-		grep -q '^state active' /sys/block/md2/md/km/journal ||
-			fail "md2: md/km/journal: $(cat /sys/block/md2/md/km/journal)"
+	if [ $a = 2 ] || [ $a = 3 ]; then
+		grep -q '^state active' /sys/block/md$a/md/km/journal ||
+			fail "md$a: md/km/journal: $(cat /sys/block/md$a/md/km/journal)"
 	fi
 	check rkm-stamp fill /dev/md$a $SPAN -g $G
 }
@@ -215,7 +221,7 @@ create() {
 assemble() {
 	local a=$1 j="" st x
 	members_of $a $2
-	[ $a != 0 ] && eval j=\$JOURNAL_$a
+	case $a in 1 | 2) eval j=\$JOURNAL_$a ;; esac
 	[ $2 = b ] && echo 1 >$P/start_ro
 	quiet mdadm_km --assemble --run /dev/md$a ${MEMBERS/missing/} $j
 	echo 0 >$P/start_ro
@@ -234,7 +240,7 @@ replayed() {
 		dmesg | sed -n 's/.*md\/raid:md1: recovering \([0-9]*\) data-only stripes and \([0-9]*\) data-parity.*/\1 \2/p' |
 			awk '{ print $1 + $2 }' | tail -n 1
 	else
-		dmesg | sed -n 's/.*md\/km:md2: journal on .*: replayed \([0-9]*\) records.*/\1/p' | tail -n 1
+		dmesg | sed -n "s/.*md\/km:md$1: \(journal\|member log\) on .*: replayed \([0-9]*\) records.*/\2/p" | tail -n 1
 	fi
 }
 
@@ -278,7 +284,7 @@ if [ "$RKM_PHASE" -gt 1 ]; then
 		if [ $a != 0 ]; then
 			r=$(replayed $a)
 			echo "md$a: journal replayed ${r:-0}"
-			[ $a = 2 ] && sed 's/^/md2: md\/km\/journal: /' /sys/block/md2/md/km/journal
+			[ $a -ge 2 ] && sed "s/^/md$a: md\/km\/journal: /" /sys/block/md$a/md/km/journal
 			[ "${r:-0}" -gt 0 ] && record "replay md$a $r"
 		fi
 		verify $a $c
@@ -333,7 +339,7 @@ for a in $ARRAYS; do
 	[ $a = 0 ] && continue
 	c=$(tally | grep -c "^cut [0-9]* . md$a ")
 	r=$(tally | grep -c "^replay md$a ")
-	echo "md$a: no loss after $c power cuts, its journal replayed stripes after $r"
+	echo "md$a: no loss after $c power cuts, its log replayed stripes after $r"
 	[ $c = $((LAST - 1)) ] || fail "md$a: $c power cuts recorded, not $((LAST - 1))"
 	[ $r -gt 0 ] || fail "md$a: the journal never replayed anything: nothing was in flight"
 done
@@ -390,7 +396,7 @@ jfail() {
 	quiet mdadm_km --stop /dev/md$a
 	wait_md_gone md$a
 }
-for a in $ARRAYS; do
-	[ $a = 0 ] || jfail $a
+for a in 1 2; do
+	jfail $a
 done
 echo PASS

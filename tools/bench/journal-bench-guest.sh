@@ -1,7 +1,9 @@
 # Guest side of tools/bench/journal-bench.sh: what the write journal
-# costs.  km 4+2 without and with a journal, md raid6 4+2 without and
-# with its journal (write-through), members and journal all brd ramdisks
-# of the same size, 64 KiB chunks, in one boot, in interleaved rounds:
+# and the member log cost.  km 4+2 without and with a journal, md raid6
+# 4+2 without and with its journal (write-through), km 4+2 with an
+# internal bitmap without and with a member log (--layout=m2,log: labels
+# ..._b and ..._l), members and journal all brd ramdisks of the same
+# size, 64 KiB chunks, in one boot, in interleaved rounds:
 # sequential 1 MiB writes (MB/s) and 4 KiB random writes (IOPS, and
 # p50/p99 completion latency), O_DIRECT.  Then the same on disk-like
 # members with the journal on a faster device, as the admin guide
@@ -56,14 +58,16 @@ rand_iops_lat() {	# prints "IOPS P50_US P99_US"
 
 # run LABEL: create the array LABEL names, measure, stop
 run() {
-	local label=$1 j=""
+	local label=$1 j="" lay=m2
 	case $label in
 	*_j) j="--write-journal $jdev" ;;
+	*_b) j="--bitmap=internal" ;;
+	*_l) j="--bitmap=internal" lay=m2,log ;;
 	esac
 	case $label in
 	*km*)
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
-			--layout=m2 --raid-devices=6 --chunk=64 $j $devs ;;
+			--layout=$lay --raid-devices=6 --chunk=64 $j $devs ;;
 	*raid6*)
 		check mdadm_km --create /dev/md0 --run --assume-clean --level=6 \
 			--raid-devices=6 --chunk=64 $j $devs ;;
@@ -71,7 +75,7 @@ run() {
 	seq=$(seq_mbs)
 	set -- $(rand_iops_lat)
 	extra=""
-	[ -r $S/km/journal ] && extra=" $(grep -E '^(records|pages|space_waits) ' $S/km/journal | tr '\n' ' ')"
+	[ -r $S/km/journal ] && extra=" $(grep -E '^(records|pages|space_waits|light_records) ' $S/km/journal | tr '\n' ' ')"
 	echo "BENCH round $round $label seq_write_MBps=$seq randwrite_iops=$1 randwrite_p50_us=$2 randwrite_p99_us=$3$extra"
 	eval "${label}_seq=\"\$${label}_seq $seq\""
 	eval "${label}_iops=\"\$${label}_iops $1\""
@@ -112,9 +116,25 @@ report() {
 	echo "RATIO randwrite_iops $2/$1=$(ratio $b $a) $4/$3=$(ratio $d $c) $2/$4=$(ratio $b $d)"
 }
 
-rounds km km_j raid6 raid6_j
+# report_log B L: the member log (L) against the same array's bitmap
+# alone (B), from the rounds' medians, with each round's ratio's range
+report_log() {
+	local l
+	for l in "$@"; do
+		eval "s=\$${l}_seq i=\$${l}_iops p=\$${l}_p99"
+		eval "${l}_ms=$(median $s) ${l}_mi=$(median $i) ${l}_mp=$(median $p)"
+		eval "echo \"BENCH median $l seq_write_MBps=\$${l}_ms randwrite_iops=\$${l}_mi randwrite_p99_us=\$${l}_mp (of $ROUNDS) rounds: seq \$${l}_seq iops \$${l}_iops\""
+	done
+	eval "a=\$${1}_ms b=\$${2}_ms"
+	echo "RATIO seq_write $2/$1=$(ratio $b $a) (goal >= 0.80)"
+	eval "a=\$${1}_mi b=\$${2}_mi"
+	echo "RATIO randwrite_iops $2/$1=$(ratio $b $a)"
+}
+
+rounds km km_j raid6 raid6_j km_b km_l
 echo "RATIO reference: medians of $ROUNDS interleaved rounds, ${MIB} MiB brd members and journal, 64 KiB chunks, 4+2"
 report km km_j raid6 raid6_j
+report_log km_b km_l
 
 if [ "$SLOW_MS" -gt 0 ]; then
 	note "disk-like members: dm-delay $SLOW_MS ms per member write; the journal a ramdisk"
@@ -127,9 +147,10 @@ if [ "$SLOW_MS" -gt 0 ]; then
 		dmsetup mknodes slow$n
 		devs="$devs /dev/mapper/slow$n"
 	done
-	rounds dkm dkm_j draid6 draid6_j
+	rounds dkm dkm_j draid6 draid6_j dkm_b dkm_l
 	echo "RATIO reference: medians of $ROUNDS interleaved rounds, members ${MIB} MiB brd behind dm-delay ($SLOW_MS ms a write), journal a ${MIB} MiB brd, 64 KiB chunks, 4+2"
 	report dkm dkm_j draid6 draid6_j
+	report_log dkm_b dkm_l
 	for d in $ramdevs; do dmsetup remove --noudevsync slow${d#/dev/ram}; done
 fi
 echo PASS

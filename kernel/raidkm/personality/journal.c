@@ -46,94 +46,7 @@
 #include "../raidkm.h"
 #include "../uapi/raidkm_md.h"
 #include "md.h"
-#include "km.h"
-
-#define KM_J_MAGIC		0x524a4d4bu	/* "KMJR": a record */
-#define KM_J_SUPER_MAGIC	0x534a4d4bu	/* "KMJS": the super */
-#define KM_J_VERSION		1
-#define KM_J_SUPER_SECTORS	(PAGE_SIZE >> 9)
-#define KM_J_RECORDS		64	/* records in the pool */
-#define KM_J_MAX_PAGES		1024	/* pages of one record, at most */
-
-struct km_jsuper {
-	__le32 magic;
-	__le32 version;
-	u8 uuid[16];
-	__le64 tail;		/* log sector of the checkpoint */
-	__le64 seq;		/* the sequence number expected there */
-	__le64 csum;		/* of the fields above */
-};
-
-/* One member write: @pages pages to @slot's rows from member @sector. */
-struct km_jent {
-	__le64 sector;
-	__le16 slot;		/* raid_disk */
-	__le16 flags;		/* KM_JENT_REPL */
-	__le32 pages;
-};
-
-#define KM_JENT_REPL		1	/* for the slot's replacement */
-
-struct km_jhdr {
-	__le32 magic;
-	__le32 version;
-	u8 uuid[16];
-	__le64 seq;
-	__le32 entries;
-	__le32 pages;		/* after the header, in entry order */
-	__le64 data_csum;	/* of the pages, seeded with seq */
-	__le64 hdr_csum;	/* of the header and entries, this 0 */
-	struct km_jent ent[];
-};
-
-#define KM_J_MAX_ENTRIES \
-	((PAGE_SIZE - sizeof(struct km_jhdr)) / sizeof(struct km_jent))
-
-enum km_jrec_state {
-	KM_JR_FREE,		/* in the pool */
-	KM_JR_OPEN,		/* taking items */
-	KM_JR_CLOSED,		/* placed in the log, to be written */
-	KM_JR_WRITING,		/* its bios in flight */
-	KM_JR_LOGGED,		/* on the journal, members' writes held */
-	KM_JR_RELEASED,		/* members' writes let go */
-};
-
-struct km_jrec {
-	struct list_head node;		/* pool, or journal->records */
-	struct km_journal *j;
-	enum km_jrec_state state;
-	u64 seq;
-	u64 start;			/* linear log sector */
-	unsigned int entries, nr;	/* entries, pages */
-	int users;			/* items whose member writes run */
-	atomic_t bios;			/* its own bios in flight */
-	struct page *hdr;
-	struct page **pages;		/* KM_J_MAX_PAGES */
-	struct bio_list held;		/* the members' writes */
-};
-
-struct km_journal {
-	struct km_conf *conf;
-	struct md_rdev *rdev;
-	sector_t size;			/* log sectors */
-	unsigned int max_pages;		/* of one record, for this log */
-	spinlock_t lock;
-	struct list_head records;	/* oldest first */
-	struct list_head pool;		/* free records */
-	struct km_jrec *open;
-	struct list_head backlog;	/* items waiting for a record */
-	struct bio_list ready;		/* member writes let go */
-	u64 next_seq;
-	u64 head;			/* linear: where the next record goes */
-	u64 tail;			/* linear: the checkpoint */
-	bool failed;
-	bool want_cp;
-	struct mutex cp_mutex;
-	struct work_struct cp_work;
-	struct page *super;
-	struct km_jrec recs[KM_J_RECORDS];
-	struct km_journal_stats stats;
-};
+#include "journal.h"
 
 /* Where linear log sector @lin lies in the log. */
 static sector_t km_j_phys(struct km_journal *j, u64 lin)
@@ -178,7 +91,7 @@ static u64 km_j_super_csum(struct km_jsuper *s)
 	return xxh64(s, offsetof(struct km_jsuper, csum), KM_J_SUPER_MAGIC);
 }
 
-static int km_j_write_super(struct km_journal *j, u64 tail, u64 seq)
+int km_j_write_super(struct km_journal *j, u64 tail, u64 seq)
 {
 	struct km_jsuper *s = page_address(j->super);
 
@@ -189,14 +102,14 @@ static int km_j_write_super(struct km_journal *j, u64 tail, u64 seq)
 	s->tail = cpu_to_le64(km_j_phys(j, tail));
 	s->seq = cpu_to_le64(seq);
 	s->csum = cpu_to_le64(km_j_super_csum(s));
-	if (!sync_page_io(j->rdev, 0, PAGE_SIZE, j->super,
+	if (!sync_page_io(j->rdev, j->base, PAGE_SIZE, j->super,
 			  REQ_OP_WRITE | REQ_SYNC | REQ_FUA, false))
 		return -EIO;
 	return 0;
 }
 
 /* A member of slot @i (@repl: its replacement), referenced, or NULL. */
-static struct md_rdev *km_j_get_member(struct km_conf *conf, int i, bool repl)
+struct md_rdev *km_j_get_member(struct km_conf *conf, int i, bool repl)
 {
 	struct md_rdev *rdev;
 
@@ -210,7 +123,7 @@ static struct md_rdev *km_j_get_member(struct km_conf *conf, int i, bool repl)
 }
 
 /* Flush every live member's (and replacement's) write cache. */
-static void km_j_flush_members(struct km_conf *conf)
+void km_j_flush_members(struct km_conf *conf)
 {
 	int i, r;
 
@@ -227,13 +140,13 @@ static void km_j_flush_members(struct km_conf *conf)
 }
 
 /* Back to the pool (j->lock held). */
-static void km_j_free_record(struct km_journal *j, struct km_jrec *rec)
+void km_j_free_record(struct km_journal *j, struct km_jrec *rec)
 {
 	rec->state = KM_JR_FREE;
 	list_move_tail(&rec->node, &j->pool);
 }
 
-static bool km_j_record_done(struct km_jrec *rec)
+bool km_j_record_done(struct km_jrec *rec)
 {
 	return rec->state == KM_JR_RELEASED && rec->users == 0;
 }
@@ -271,12 +184,18 @@ static void km_j_checkpoint(struct km_journal *j)
 	j->want_cp = false;
 	km_j_cp_target(j, &tail, &seq);
 	spin_unlock_irq(&j->lock);
-	if (tail == j->tail || READ_ONCE(j->failed)) {
+	if (tail == j->tail || READ_ONCE(j->failed) || READ_ONCE(j->moving)) {
 		mutex_unlock(&j->cp_mutex);
 		return;
 	}
 	km_j_flush_members(j->conf);
 	if (km_j_write_super(j, tail, seq)) {
+		if (j->members) {
+			/* the log member failed: the log moves (member_log.c) */
+			md_error(j->conf->mddev, j->rdev);
+			mutex_unlock(&j->cp_mutex);
+			return;
+		}
 		pr_crit("md/km:%s: journal: cannot write the checkpoint to %pg\n",
 			mdname(j->conf->mddev), j->rdev->bdev);
 		WRITE_ONCE(j->failed, true);
@@ -347,10 +266,14 @@ static void km_j_end_record(struct bio *bio)
 	struct km_jrec *rec = bio->bi_private;
 	struct km_journal *j = rec->j;
 	struct mddev *mddev = j->conf->mddev;
-	struct md_rdev *rdev = j->rdev;
+	struct md_rdev *rdev = rec->rdev;
 	unsigned long flags;
 
-	if (bio->bi_status && !READ_ONCE(j->failed)) {
+	if (bio->bi_status && j->members) {
+		/* the log member fails; the log moves (member_log.c) */
+		rec->ioerr = true;
+		md_error(mddev, rdev);
+	} else if (bio->bi_status && !READ_ONCE(j->failed)) {
 		pr_crit("md/km:%s: journal write failed on %pg\n",
 			mdname(mddev), rdev->bdev);
 		WRITE_ONCE(j->failed, true);
@@ -359,8 +282,14 @@ static void km_j_end_record(struct bio *bio)
 	bio_put(bio);
 	if (atomic_dec_and_test(&rec->bios)) {
 		spin_lock_irqsave(&j->lock, flags);
-		rec->state = KM_JR_LOGGED;
-		km_j_release(j);
+		if (rec->ioerr) {
+			/* written again where the log moves to */
+			rec->ioerr = false;
+			rec->state = KM_JR_CLOSED;
+		} else {
+			rec->state = KM_JR_LOGGED;
+			km_j_release(j);
+		}
 		spin_unlock_irqrestore(&j->lock, flags);
 		md_wakeup_thread(mddev->thread);
 	}
@@ -394,7 +323,7 @@ static u64 km_j_hdr_csum(struct km_jhdr *h, unsigned int entries)
  * it until the checkpoint moves (j->lock held).  Log positions are linear;
  * a record never wraps around the log's end.
  */
-static bool km_j_place(struct km_journal *j, struct km_jrec *rec)
+bool km_j_place(struct km_journal *j, struct km_jrec *rec)
 {
 	sector_t len = km_j_len(rec->nr);
 	sector_t off = km_j_phys(j, j->head);
@@ -429,11 +358,12 @@ static void km_j_fill_header(struct km_journal *j, struct km_jrec *rec)
 static void km_j_submit(struct km_journal *j, struct km_jrec *rec)
 {
 	struct md_rdev *rdev = j->rdev;
-	sector_t sector = rdev->data_offset + KM_J_SUPER_SECTORS +
+	sector_t sector = rdev->data_offset + j->base + KM_J_SUPER_SECTORS +
 			  km_j_phys(j, rec->start);
 	unsigned int done = 0, total = rec->nr + 1;
 
 	km_j_fill_header(j, rec);
+	rec->rdev = rdev;
 	atomic_set(&rec->bios, DIV_ROUND_UP(total, BIO_MAX_VECS));
 	atomic64_inc(&j->stats.records);
 	atomic64_add(rec->nr, &j->stats.pages);
@@ -484,6 +414,10 @@ static void km_j_count(struct km_jitem *it, unsigned int *entries,
 
 	*entries = 0;
 	*pages = 0;
+	if (it->recompute) {
+		*entries = 1;
+		return;
+	}
 	bio_list_for_each(bio, &it->bios) {
 		(*entries)++;
 		*pages += bio->bi_vcnt;
@@ -496,8 +430,20 @@ static void km_j_add_item(struct km_jrec *rec, struct km_jitem *it)
 	struct km_jhdr *h = page_address(rec->hdr);
 	struct bio *bio;
 
-	bio_list_for_each(bio, &it->bios) {
+	if (it->recompute) {
 		struct km_jent *e = &h->ent[rec->entries++];
+
+		e->sector = cpu_to_le64(it->rsector);
+		e->flags = cpu_to_le16(KM_JENT_RECOMPUTE);
+		e->pages = cpu_to_le32(it->rrows);
+		atomic64_inc(&rec->j->stats.light_records);
+	}
+	bio_list_for_each(bio, &it->bios) {
+		struct km_jent *e;
+
+		if (it->recompute)
+			continue;
+		e = &h->ent[rec->entries++];
 		struct bio_vec *bv;
 		struct bvec_iter_all iter;
 
@@ -601,6 +547,11 @@ void km_journal_flush(struct km_conf *conf)
 	spin_lock_irq(&j->lock);
 	bio_list_merge(&conf->deferred_writes, &j->ready);
 	bio_list_init(&j->ready);
+	if (READ_ONCE(j->moving)) {
+		/* member log: nothing is written until it has moved */
+		spin_unlock_irq(&j->lock);
+		return;
+	}
 	if (READ_ONCE(j->failed)) {
 		km_j_drop_waiting(j);
 		spin_unlock_irq(&j->lock);
@@ -663,6 +614,7 @@ void km_journal_item_init(struct km_jitem *it,
 	bio_list_init(&it->bios);
 	it->rec = NULL;
 	it->entry = entry;
+	it->recompute = false;
 }
 
 /* A stripe's member write: its slot and row. */
@@ -690,13 +642,14 @@ struct km_j_scan {
 	sector_t pos;		/* log sector of the next record */
 	u64 seq;		/* its sequence number */
 	unsigned int records, pages_written, write_errors;
+	unsigned int recomputed_rows, skipped_rows;
 };
 
 /*
  * @n pages to or from @rdev's data area at @sector, in bios of at most
  * BIO_MAX_VECS pages, waited for; false if one failed.
  */
-static bool km_j_io(struct md_rdev *rdev, sector_t sector,
+bool km_j_io(struct md_rdev *rdev, sector_t sector,
 		    struct page **pages, unsigned int n, blk_opf_t op)
 {
 	bool ok = true;
@@ -719,13 +672,23 @@ static bool km_j_io(struct md_rdev *rdev, sector_t sector,
 }
 
 /* Whether entry @e names rows of the array. */
-static bool km_j_entry_ok(struct km_conf *conf, struct km_jent *e)
+static bool km_j_entry_ok(struct km_journal *j, struct km_jent *e)
 {
+	struct km_conf *conf = j->conf;
 	u64 sector = le64_to_cpu(e->sector);
 	u32 pages = le32_to_cpu(e->pages);
+	u16 flags = le16_to_cpu(e->flags);
+	u64 chunk = conf->geom.chunk_sectors;
 
+	if (flags == KM_JENT_RECOMPUTE)
+		/* whole chunk stripes, of a member log only */
+		return j->members && !e->slot && pages &&
+		       !(sector & (chunk - 1)) &&
+		       !(((u64)pages << (PAGE_SHIFT - 9)) & (chunk - 1)) &&
+		       sector + ((u64)pages << (PAGE_SHIFT - 9)) <=
+		       conf->mddev->dev_sectors;
 	return le16_to_cpu(e->slot) < conf->geom.n &&
-	       !(le16_to_cpu(e->flags) & ~KM_JENT_REPL) &&
+	       !(flags & ~KM_JENT_REPL) &&
 	       !(sector & KM_ROW_MASK) && pages &&
 	       pages <= KM_J_MAX_PAGES &&
 	       sector + ((u64)pages << (PAGE_SHIFT - 9)) <=
@@ -744,14 +707,16 @@ static int km_j_header_ok(struct km_j_scan *sc)
 	    le32_to_cpu(h->version) != KM_J_VERSION ||
 	    memcmp(h->uuid, conf->mddev->uuid, sizeof(h->uuid)) ||
 	    le64_to_cpu(h->seq) != sc->seq || !ne ||
-	    ne > KM_J_MAX_ENTRIES || !nr || nr > KM_J_MAX_PAGES ||
+	    ne > KM_J_MAX_ENTRIES || (!nr && !sc->j->members) ||
+	    nr > KM_J_MAX_PAGES ||
 	    sc->pos + km_j_len(nr) > sc->j->size ||
 	    le64_to_cpu(h->hdr_csum) != km_j_hdr_csum(h, ne))
 		return -1;
 	for (i = 0; i < ne; i++) {
-		if (!km_j_entry_ok(conf, &h->ent[i]))
+		if (!km_j_entry_ok(sc->j, &h->ent[i]))
 			return -1;
-		sum += le32_to_cpu(h->ent[i].pages);
+		if (le16_to_cpu(h->ent[i].flags) != KM_JENT_RECOMPUTE)
+			sum += le32_to_cpu(h->ent[i].pages);
 	}
 	return sum == nr ? nr : -1;
 }
@@ -760,7 +725,7 @@ static int km_j_header_ok(struct km_j_scan *sc)
 static int km_j_read_record(struct km_j_scan *sc)
 {
 	struct km_jhdr *h = page_address(sc->hdr);
-	sector_t at = KM_J_SUPER_SECTORS + sc->pos;
+	sector_t at = sc->j->base + KM_J_SUPER_SECTORS + sc->pos;
 	int nr;
 
 	if (!km_j_io(sc->j->rdev, at, &sc->hdr, 1, REQ_OP_READ))
@@ -790,6 +755,12 @@ static void km_j_apply(struct km_j_scan *sc)
 		bool repl = le16_to_cpu(e->flags) & KM_JENT_REPL;
 		struct md_rdev *rdev;
 
+		if (le16_to_cpu(e->flags) == KM_JENT_RECOMPUTE) {
+			km_mlog_recompute(sc->j, le64_to_cpu(e->sector), n,
+					  &sc->skipped_rows);
+			sc->recomputed_rows += n;
+			continue;
+		}
 		rdev = km_j_get_member(conf, le16_to_cpu(e->slot), repl);
 		if (rdev) {
 			if (km_j_io(rdev, le64_to_cpu(e->sector),
@@ -863,11 +834,12 @@ static void km_j_free_scan(struct km_j_scan *sc)
 }
 
 /* The super's checkpoint, or false when the journal is new to this array. */
-static bool km_j_read_super(struct km_journal *j, sector_t *tail, u64 *seq)
+bool km_j_read_super(struct km_journal *j, sector_t *tail, u64 *seq)
 {
 	struct km_jsuper *s = page_address(j->super);
 
-	if (!sync_page_io(j->rdev, 0, PAGE_SIZE, j->super, REQ_OP_READ, false))
+	if (!sync_page_io(j->rdev, j->base, PAGE_SIZE, j->super, REQ_OP_READ,
+			  false))
 		return false;
 	if (le32_to_cpu(s->magic) != KM_J_SUPER_MAGIC ||
 	    le32_to_cpu(s->version) != KM_J_VERSION ||
@@ -884,7 +856,7 @@ static bool km_j_read_super(struct km_journal *j, sector_t *tail, u64 *seq)
  * Make the members agree with the journal: replay what the checkpoint has
  * not covered, flush the members, and start the log after it.
  */
-static int km_j_recover(struct km_journal *j)
+int km_j_recover(struct km_journal *j)
 {
 	struct mddev *mddev = j->conf->mddev;
 	struct km_j_scan sc = { .j = j };
@@ -894,9 +866,9 @@ static int km_j_recover(struct km_journal *j)
 		/* a new journal: a fresh sequence, nothing to replay */
 		sc.pos = 0;
 		sc.seq = get_random_u64() >> 1;
-		pr_info("md/km:%s: journal on %pg: new, %llu KiB of log\n",
-			mdname(mddev), j->rdev->bdev,
-			(unsigned long long)j->size / 2);
+		pr_info("md/km:%s: %s on %pg: new, %llu KiB of log\n",
+			mdname(mddev), j->members ? "member log" : "journal",
+			j->rdev->bdev, (unsigned long long)j->size / 2);
 	} else {
 		ret = km_j_alloc_scan(&sc);
 		if (ret) {
@@ -909,9 +881,15 @@ static int km_j_recover(struct km_journal *j)
 			km_j_flush_members(j->conf);
 		atomic64_add(sc.records, &j->stats.replayed_records);
 		atomic64_add(sc.pages_written, &j->stats.replayed_pages);
-		pr_info("md/km:%s: journal on %pg: replayed %u records (%u pages written, %u write errors)\n",
-			mdname(mddev), j->rdev->bdev, sc.records,
-			sc.pages_written, sc.write_errors);
+		atomic64_add(sc.recomputed_rows, &j->stats.recomputed_rows);
+		atomic64_add(sc.skipped_rows, &j->stats.skipped_rows);
+		pr_info("md/km:%s: %s on %pg: replayed %u records (%u pages written, %u rows' parity recomputed, %u write errors)\n",
+			mdname(mddev), j->members ? "member log" : "journal",
+			j->rdev->bdev, sc.records, sc.pages_written,
+			sc.recomputed_rows, sc.write_errors);
+		if (sc.skipped_rows)
+			pr_warn("md/km:%s: member log: %u rows' parity not recomputed: a data member is missing; those stripes may not match their parity\n",
+				mdname(mddev), sc.skipped_rows);
 	}
 	j->head = j->tail = sc.pos;
 	j->next_seq = sc.seq;
@@ -930,7 +908,7 @@ static struct md_rdev *km_j_find(struct mddev *mddev)
 	return NULL;
 }
 
-static void km_j_free(struct km_journal *j)
+void km_j_free(struct km_journal *j)
 {
 	int i;
 
@@ -978,32 +956,21 @@ static unsigned int km_j_max_pages(struct km_conf *conf, sector_t size)
 }
 
 /*
- * Start the journal on @rdev: recover (@fresh: a journal added now, whose
- * contents are not replayed), then take writes.
+ * A log of @size sectors on @rdev, its super at data sector @base, with
+ * its record pool; not started.  NULL when out of memory.
  */
-static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
+struct km_journal *km_j_alloc(struct km_conf *conf, struct md_rdev *rdev,
+			      sector_t base, sector_t size)
 {
-	sector_t size = (rdev->sectors - min_t(sector_t, rdev->sectors,
-					       KM_J_SUPER_SECTORS)) &
-			~(sector_t)KM_ROW_MASK;
-	unsigned int max_pages = km_j_max_pages(conf, size);
-	struct km_journal *j;
-	int ret;
+	struct km_journal *j = kzalloc(sizeof(*j), GFP_KERNEL);
 
-	if (!max_pages) {
-		pr_err("md/km:%s: journal %pg is too small: %llu KiB, a km journal of %d members needs %d KiB\n",
-		       mdname(conf->mddev), rdev->bdev,
-		       (unsigned long long)rdev->sectors / 2, conf->geom.n,
-		       RAIDKM_JOURNAL_MIN_KIB(conf->geom.n));
-		return -EINVAL;
-	}
-	j = kzalloc(sizeof(*j), GFP_KERNEL);
 	if (!j)
-		return -ENOMEM;
+		return NULL;
 	j->conf = conf;
 	j->rdev = rdev;
+	j->base = base;
 	j->size = size;
-	j->max_pages = max_pages;
+	j->max_pages = km_j_max_pages(conf, size);
 	spin_lock_init(&j->lock);
 	INIT_LIST_HEAD(&j->records);
 	INIT_LIST_HEAD(&j->pool);
@@ -1014,8 +981,33 @@ static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
 	j->super = alloc_page(GFP_KERNEL);
 	if (!j->super || km_j_alloc_records(j)) {
 		km_j_free(j);
-		return -ENOMEM;
+		return NULL;
 	}
+	return j;
+}
+
+/*
+ * Start the journal on @rdev: recover (@fresh: a journal added now, whose
+ * contents are not replayed), then take writes.
+ */
+static int km_j_start(struct km_conf *conf, struct md_rdev *rdev, bool fresh)
+{
+	sector_t size = (rdev->sectors - min_t(sector_t, rdev->sectors,
+					       KM_J_SUPER_SECTORS)) &
+			~(sector_t)KM_ROW_MASK;
+	struct km_journal *j;
+	int ret;
+
+	if (!km_j_max_pages(conf, size)) {
+		pr_err("md/km:%s: journal %pg is too small: %llu KiB, a km journal of %d members needs %d KiB\n",
+		       mdname(conf->mddev), rdev->bdev,
+		       (unsigned long long)rdev->sectors / 2, conf->geom.n,
+		       RAIDKM_JOURNAL_MIN_KIB(conf->geom.n));
+		return -EINVAL;
+	}
+	j = km_j_alloc(conf, rdev, 0, size);
+	if (!j)
+		return -ENOMEM;
 	if (fresh) {
 		j->head = j->tail = 0;
 		j->next_seq = get_random_u64() >> 1;
@@ -1045,6 +1037,14 @@ int km_journal_init(struct km_conf *conf)
 	struct md_rdev *rdev = km_j_find(mddev);
 	int ret;
 
+	if (km_mlog_sectors(mddev)) {
+		if (rdev || test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+			pr_err("md/km:%s: an array has a journal device or a member log, not both\n",
+			       mdname(mddev));
+			return -EINVAL;
+		}
+		return km_mlog_init(conf);
+	}
 	if (!rdev && !test_bit(MD_HAS_JOURNAL, &mddev->flags))
 		return 0;
 	if (!rdev) {
@@ -1089,6 +1089,8 @@ void km_journal_exit(struct km_conf *conf)
 	if (!j)
 		return;
 	cancel_work_sync(&j->cp_work);
+	if (j->members)
+		cancel_work_sync(&j->move_work);
 	/* km_journal_show() reads it under mddev->lock */
 	spin_lock(&conf->mddev->lock);
 	conf->journal = NULL;
@@ -1205,8 +1207,14 @@ int km_journal_drop(struct km_conf *conf)
 
 static const char *km_j_state(struct km_conf *conf)
 {
-	if (conf->journal)
-		return READ_ONCE(conf->journal->failed) ? "failed" : "active";
+	struct km_journal *j = conf->journal;
+
+	if (j && j->members && READ_ONCE(j->moving))
+		return "moving";
+	if (j && j->members && READ_ONCE(j->failed))
+		return "unprotected";
+	if (j)
+		return READ_ONCE(j->failed) ? "failed" : "active";
 	return test_bit(MD_HAS_JOURNAL, &conf->mddev->flags) ? "missing"
 							     : "none";
 }
@@ -1227,7 +1235,8 @@ ssize_t km_journal_show(struct km_conf *conf, char *page)
 	spin_lock_irqsave(&j->lock, flags);
 	used = j->head - j->tail;
 	spin_unlock_irqrestore(&j->lock, flags);
-	len += sysfs_emit_at(page, len, "device %pg\n", j->rdev->bdev);
+	len += sysfs_emit_at(page, len, "kind %s\ndevice %pg\n",
+			     j->members ? "members" : "device", j->rdev->bdev);
 	len += sysfs_emit_at(page, len, "log_kib %llu\nused_kib %llu\n",
 			     (unsigned long long)j->size / 2,
 			     (unsigned long long)used / 2);
@@ -1239,5 +1248,12 @@ ssize_t km_journal_show(struct km_conf *conf, char *page)
 			     atomic64_read(&st->space_waits),
 			     atomic64_read(&st->replayed_records),
 			     atomic64_read(&st->replayed_pages));
+	if (j->members)
+		len += sysfs_emit_at(page, len,
+				     "light_records %lld\nrecomputed_rows %lld\nskipped_rows %lld\nmoves %lld\n",
+				     atomic64_read(&st->light_records),
+				     atomic64_read(&st->recomputed_rows),
+				     atomic64_read(&st->skipped_rows),
+				     atomic64_read(&st->moves));
 	return len;
 }

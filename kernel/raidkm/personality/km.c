@@ -485,6 +485,7 @@ static void km_error(struct mddev *mddev, struct md_rdev *rdev)
 
 	pr_crit("md/km:%s: disk failure on %pg, disabling device\n",
 		mdname(mddev), rdev->bdev);
+	km_mlog_member_failed(conf, rdev);
 	km_verify_note_level(conf);
 	if (km_has_failed(conf)) {
 		set_bit(MD_BROKEN, &mddev->flags);
@@ -513,6 +514,8 @@ static int km_add_disk(struct mddev *mddev, struct md_rdev *rdev)
 	    conf->prev)
 		return -EBUSY;
 	if (rdev->saved_raid_disk < 0 && km_has_failed(conf))
+		return -EINVAL;
+	if (km_mlog_add(conf, rdev))
 		return -EINVAL;
 	if (rdev->raid_disk >= 0)
 		first = last = rdev->raid_disk;
@@ -548,6 +551,8 @@ static int km_remove_disk(struct mddev *mddev, struct md_rdev *rdev)
 		return km_journal_remove(conf, rdev);
 	if (number < 0 || number >= conf->geom.n)
 		return 0;
+	if (km_mlog_remove(conf, rdev))
+		return -EBUSY;
 	/* the old shape's conf points at the members too */
 	if (conf->prev)
 		return -EBUSY;
@@ -620,6 +625,9 @@ static int km_resize(struct mddev *mddev, sector_t sectors)
 	newsize = km_array_sectors(&conf->geom, sectors);
 	if (mddev->external_size && mddev->array_sectors > newsize)
 		return -EINVAL;
+	ret = km_mlog_resize(conf, sectors);
+	if (ret)
+		return ret;
 	ret = rkm_bitmap_resize(mddev, sectors);
 	if (ret)
 		return ret;

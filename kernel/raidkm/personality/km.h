@@ -18,6 +18,7 @@
  *   wide_buf.c  the wide paths' buffers: arena runs, carving, bio pages
  *   read_verify.c reads checked against parity (km/read_verify)
  *   journal.c the write journal: write rounds logged before the members
+ *   member_log.c the same log kept on the members (no journal device)
  *
  * See Documentation/personality.rst.
  */
@@ -155,6 +156,10 @@ struct km_jitem {
 	struct km_jrec *rec;		/* the record that logged them */
 	void (*entry)(struct km_jitem *it, struct bio *bio,
 		      struct km_jent *e);
+	/* member log: log one KM_JENT_RECOMPUTE entry, not the pages */
+	bool recompute;
+	sector_t rsector;		/* its first member row */
+	unsigned int rrows;		/* its rows (pages per member) */
 };
 
 struct km_stripe {
@@ -204,6 +209,7 @@ enum km_wide_fallback {
 	KM_WF_RESHAPE,		/* a reshape is running */
 	KM_WF_JOB,		/* the decode job failed */
 	KM_WF_LOST,		/* more than m chunks lost in the range */
+	KM_WF_LOG,		/* its pages would not fit one log record */
 	KM_WF_NR,
 };
 
@@ -280,6 +286,10 @@ struct km_journal_stats {
 	atomic64_t space_waits;		/* rounds that waited for room */
 	atomic64_t replayed_records;	/* at assembly */
 	atomic64_t replayed_pages;
+	atomic64_t recomputed_rows;	/* member log: at assembly */
+	atomic64_t skipped_rows;	/* member log: a data member missing */
+	atomic64_t moves;		/* member log: to another member */
+	atomic64_t light_records;	/* member log: recompute entries only */
 };
 
 /* Member rows [lo, hi) taken from the stripe cache (claim.c). */
@@ -426,6 +436,15 @@ int km_journal_add(struct km_conf *conf, struct md_rdev *rdev);
 int km_journal_remove(struct km_conf *conf, struct md_rdev *rdev);
 int km_journal_drop(struct km_conf *conf);
 ssize_t km_journal_show(struct km_conf *conf, char *page);
+
+/* member_log.c */
+sector_t km_mlog_sectors(struct mddev *mddev);
+int km_mlog_init(struct km_conf *conf);
+bool km_mlog_light(struct km_conf *conf);
+void km_mlog_member_failed(struct km_conf *conf, struct md_rdev *rdev);
+int km_mlog_add(struct km_conf *conf, struct md_rdev *rdev);
+int km_mlog_remove(struct km_conf *conf, struct md_rdev *rdev);
+int km_mlog_resize(struct km_conf *conf, sector_t sectors);
 
 /* stripe.c */
 int km_stripes_init(struct km_conf *conf);

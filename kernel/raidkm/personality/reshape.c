@@ -115,6 +115,12 @@ int km_check_reshape(struct mddev *mddev)
 			mdname(mddev));
 		return -EINVAL;
 	}
+	if (RAIDKM_LAYOUT_LOG_CODE(mddev->layout) ||
+	    RAIDKM_LAYOUT_LOG_CODE(mddev->new_layout)) {
+		pr_warn("md/km:%s: cannot reshape an array with a member log\n",
+			mdname(mddev));
+		return -EINVAL;
+	}
 	return km_check_new_shape(mddev, conf, &m, &algo);
 }
 

@@ -117,6 +117,7 @@ static const char *const km_wide_fallback_names[KM_WF_NR] = {
 	[KM_WF_RESHAPE]		= "reshape",
 	[KM_WF_JOB]		= "decode_failed",
 	[KM_WF_LOST]		= "too_many_lost",
+	[KM_WF_LOG]		= "log_record",
 };
 
 /* 0 turns wide reads off; else the fewest rows a read must cover. */

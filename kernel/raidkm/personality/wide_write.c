@@ -79,8 +79,11 @@ static unsigned int km_wwrite_max_stripes(struct km_conf *conf)
 	unsigned int s = (RAIDKM_MAX_LEN >> PAGE_SHIFT) / cp;
 
 	s = min(s, (unsigned int)(KM_WIDE_MAX_PAGES / (cp * conf->geom.n)));
-	/* with a journal, one record holds the whole range (and replacements) */
-	if (conf->journal)
+	/*
+	 * With a journal, one record holds the whole range (and
+	 * replacements); a member log of an optimal array logs none of it.
+	 */
+	if (conf->journal && !km_mlog_light(conf))
 		s = min(s, km_journal_max_pages(conf) / (2 * cp * conf->geom.n));
 	return min(s, READ_ONCE(conf->wide_write_max_stripes));
 }
@@ -324,6 +327,48 @@ static void km_wwrite_jentry(struct km_jitem *it, struct bio *bio,
 	km_journal_entry(e, km_wwrite_lo(w), wb->member, wb->repl);
 }
 
+/*
+ * With a member log, whether the range is logged as one recompute entry
+ * (member_log.c): every member in sync takes its write, no replacement.
+ */
+static bool km_wwrite_light(struct km_wwrite *w)
+{
+	int j;
+
+	if (!km_mlog_light(w->conf))
+		return false;
+	for (j = 0; j < w->conf->geom.n; j++)
+		if (!w->rdev[j] || !test_bit(In_sync, &w->rdev[j]->flags) ||
+		    w->repl[j])
+			return false;
+	return true;
+}
+
+/*
+ * How the range is logged: as one recompute entry, or with its pages
+ * (false when they would not fit one record: the range goes by rows).
+ */
+static bool km_wwrite_log_plan(struct km_wwrite *w)
+{
+	struct km_conf *conf = w->conf;
+	unsigned int pages = 0;
+	int j;
+
+	w->logged = km_journal_on(conf);
+	if (!w->logged)
+		return true;
+	if (km_wwrite_light(w)) {
+		w->jitem.recompute = true;
+		w->jitem.rsector = km_wwrite_lo(w);
+		w->jitem.rrows = km_wwrite_rows(w) / KM_ROW_SECTORS;
+		return true;
+	}
+	for (j = 0; j < conf->geom.n; j++)
+		pages += (!!w->rdev[j] + !!w->repl[j]) * w->stripes *
+			 w->chunk_pages;
+	return pages <= km_journal_max_pages(conf);
+}
+
 /* Parity is in: the bitmap to disk, then one bio per member. */
 static void km_wwrite_submit(struct work_struct *work)
 {
@@ -338,13 +383,17 @@ static void km_wwrite_submit(struct work_struct *work)
 		km_wwrite_by_rows(w, KM_WF_JOB);
 		return;
 	}
+	if (!km_wwrite_log_plan(w)) {
+		/* degraded meanwhile: the member log takes it by rows */
+		km_wwrite_by_rows(w, KM_WF_LOG);
+		return;
+	}
 	rkm_bitmap_unplug(conf->mddev);
 	for (t = 0; t < w->stripes; t++)
 		km_gen_write_begin(conf, w->s0 + t);
 	INIT_WORK(&w->work, km_wwrite_done);
 	atomic_set(&w->pending, 1);
 	/* with a journal, the member writes reach it first (journal.c) */
-	w->logged = km_journal_on(conf);
 	for (j = 0; j < conf->geom.n; j++) {
 		if (w->rdev[j])
 			km_wwrite_submit_member(w, j, false);

@@ -19,14 +19,27 @@
 /*
  * The md layout word of a km array: bits 0-7 hold m, the number of parity
  * chunks per stripe; bits 8-15 the parity rotation algorithm (see
- * Documentation/layout.rst); bits 16-31 must be zero.  Rotation 0 is km's
- * own; rotation 1 places parity and data as md raid6's left-symmetric
- * layout does (the layout an md raid6 array taken over as km keeps).
+ * Documentation/layout.rst); bits 16-19 the member write log (0: none;
+ * e in 1..15: the last 1 MiB << (e - 1) of every member's data area holds
+ * it, past the array's data; Documentation/personality.rst, "Member
+ * log"); bits 20-31 must be zero.  Rotation 0 is km's own; rotation 1
+ * places parity and data as md raid6's left-symmetric layout does (the
+ * layout an md raid6 array taken over as km keeps).
  */
 #define RAIDKM_LAYOUT_M_MASK	0xff
 #define RAIDKM_LAYOUT_ALGO_SHIFT	8
 #define RAIDKM_LAYOUT_ALGO_MASK	0xff00
-#define RAIDKM_LAYOUT_RESERVED	0xffff0000u
+#define RAIDKM_LAYOUT_LOG_SHIFT	16
+#define RAIDKM_LAYOUT_LOG_MASK	0xf0000u
+#define RAIDKM_LAYOUT_RESERVED	0xfff00000u
+/* The member log's size code, and its sectors per member (0: no log). */
+#define RAIDKM_LAYOUT_LOG_CODE(layout) \
+	(((layout) & RAIDKM_LAYOUT_LOG_MASK) >> RAIDKM_LAYOUT_LOG_SHIFT)
+#define RAIDKM_LAYOUT_LOG_SECTORS(layout) \
+	(RAIDKM_LAYOUT_LOG_CODE(layout) ? \
+	 2048ULL << (RAIDKM_LAYOUT_LOG_CODE(layout) - 1) : 0ULL)
+#define RAIDKM_LOG_MIN_KIB	1024		/* code 1 */
+#define RAIDKM_LOG_MAX_KIB	(16 << 20)	/* code 15: 16 GiB */
 #define RAIDKM_LAYOUT(m)	(m)
 #define RAIDKM_ROT_KM		0
 #define RAIDKM_ROT_RAID6	1

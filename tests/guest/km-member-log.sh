@@ -1,0 +1,181 @@
+# covers: km: member log; km: write-intent bitmap; km: re-add; mdadm: member log
+# The member log (issue #31): the write log kept on the members, beside
+# md's write-intent bitmap.  km 4+2 (--layout=m2,log, --bitmap=internal)
+# on six ramdisks, each behind dm-linear so that a member can fail for
+# real (its table becomes "error") and its writes can be counted.
+#   - what the admin sees: consistency_policy "bitmap", km/journal
+#     "kind members", mdadm --detail and --examine name the log;
+#   - full stripes are logged light (recompute entries, no pages), 4 KiB
+#     writes with their pages; everything verifies, parity is consistent;
+#     a clean stop leaves nothing to replay;
+#   - a reshape of an array with a member log is refused, and a member
+#     with room for the data but not for the log is refused by mdadm;
+#   - the log member fails under verified writes: no write fails, the log
+#     moves to another member (km/journal moves 1);
+#   - the failed member comes back (--re-add): md's bitmap brings it up
+#     to date with far less than its size in writes, and all verifies
+#     with two other members failed.
+# timeout: 240
+. /lib/raidkm/lib.sh
+rmmod brd 2>/dev/null
+
+N=6 MIB=32
+S=/sys/block/md0/md
+ramdisks $((N + 1)) $MIB
+check modprobe dm-mod
+load_raidkm
+DEVS=""
+i=0
+while [ $i -lt $N ]; do
+	echo "0 $((MIB * 2048)) linear /dev/ram$i 0" | check dmsetup create --noudevsync m$i
+	DEVS="$DEVS /dev/mapper/m$i"
+	i=$((i + 1))
+done
+check dmsetup mknodes
+
+A="--name=a --rw=write --bs=1M --size=8M --offset=0"
+B="--name=b --rw=randwrite --bs=4k --size=4M --offset=8M"
+C="--name=c --rw=randwrite --bs=4k --size=4M --offset=16M"
+
+jstat() {
+	sed -n "s/^$1 //p" $S/km/journal
+}
+# dmname DEV: the dm name (m0..m5) of kernel device DEV (dm-3)
+dmname() {
+	cat /sys/block/$1/dm/name
+}
+# written NAME: sectors written to dm device NAME so far
+written() {
+	local b
+	b=$(grep -lx "$1" /sys/block/dm-*/dm/name | cut -d/ -f4)
+	awk '{print $7}' /sys/block/$b/stat
+}
+
+note "create with a member log and a write-intent bitmap"
+check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
+	--layout=m2,log --raid-devices=$N --chunk=64 --bitmap=internal \
+	--bitmap-chunk=256K $DEVS
+cat $S/km/journal
+[ "$(cat $S/consistency_policy)" = bitmap ] ||
+	fail "consistency_policy $(cat $S/consistency_policy), not bitmap"
+[ "$(jstat state)" = active ] || fail "member log state $(jstat state)"
+[ "$(jstat kind)" = members ] || fail "km/journal kind $(jstat kind)"
+grep -A3 '^md0 ' /proc/mdstat | grep -q 'bitmap:' || fail "no bitmap in /proc/mdstat"
+mdadm_km --detail /dev/md0 | grep -E 'Member Log|Consistency' ||
+	fail "mdadm --detail names no member log"
+mdadm_km --detail /dev/md0 | grep -q 'Member Log' || fail "mdadm --detail: no Member Log line"
+mdadm_km --examine /dev/mapper/m3 | grep -q 'Member Log' ||
+	fail "mdadm --examine: no Member Log line"
+
+note "full stripes are logged light, 4 KiB writes with their pages"
+fiov $A
+l1=$(jstat light_records)
+p1=$(jstat pages)
+echo "after 8 MiB of full stripes: $(tr '\n' ' ' <$S/km/journal)"
+[ "$l1" -gt 0 ] || fail "no light record after 8 MiB of full stripes"
+# a journal would log 3072 pages (8 MiB of data, 4 MiB of parity)
+[ "$p1" -lt 256 ] || fail "$p1 pages logged for 8 MiB of full stripes"
+fiov $B
+[ "$(jstat pages)" -gt "$p1" ] || fail "4 KiB writes logged no pages"
+fiov $A --verify_only
+fiov $B --verify_only
+check_clean md0 "after logged writes"
+
+note "a clean stop leaves nothing to replay"
+check mdadm_km --stop /dev/md0
+wait_md_gone md0
+dmesg -c >/dev/null
+check mdadm_km --assemble /dev/md0 $DEVS
+dmesg | grep 'md/km:md0: member log' || fail "no member log line at assembly"
+dmesg | grep -q 'member log on .*replayed 0 records' ||
+	fail "a clean stop left records to replay"
+[ "$(cat $S/consistency_policy)" = bitmap ] || fail "no bitmap after assembly"
+fiov $A --verify_only
+
+note "refused: a reshape, and a member without room for the log"
+mdadm_km --grow /dev/md0 --layout=m3 2>&1 && fail "a reshape of an array with a member log was accepted"
+grep -q 'km m=2' /proc/mdstat || fail "the layout changed: $(cat /proc/mdstat)"
+used=$(mdadm_km --detail /dev/md0 | sed -n 's/.*Used Dev Size : \([0-9]*\).*/\1/p')
+off=$(mdadm_km --examine /dev/mapper/m0 | sed -n 's/.*Data Offset : \([0-9]*\) sectors.*/\1/p')
+[ -n "$used" ] && [ -n "$off" ] || fail "no Used Dev Size or Data Offset"
+echo "0 $((used * 2 + off + 8)) linear /dev/ram$N 0" | check dmsetup create --noudevsync small
+check dmsetup mknodes
+mdadm_km /dev/md0 --add /dev/mapper/small 2>&1 &&
+	fail "a member with no room for the log was added"
+mdadm_km --detail /dev/md0 | grep -q small && fail "the small device is in the array"
+check dmsetup remove --noudevsync small
+
+note "the log member fails under verified writes: the log moves"
+from=$(jstat device)
+fname=$(dmname $from)
+echo "the log is on $from ($fname)"
+fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=8 \
+	--verify=crc32c --verify_fatal=1 $C --loops=4 >/tmp/fioc 2>&1 &
+f=$!
+sleep 1
+check dmsetup suspend $fname
+echo "0 $((MIB * 2048)) error" | check dmsetup load $fname
+check dmsetup resume $fname
+wait $f || { cat /tmp/fioc; fail "writes failed when the log member failed"; }
+n=0
+while [ "$(jstat moves)" != 1 ] && [ $n -lt 50 ]; do
+	sleep 0.2
+	n=$((n + 1))
+done
+cat $S/km/journal
+[ "$(jstat moves)" = 1 ] || fail "the log did not move: moves $(jstat moves)"
+[ "$(jstat state)" = active ] || fail "member log state $(jstat state) after the move"
+[ "$(jstat device)" != "$from" ] || fail "the log is still on $from"
+grep -A1 '^md0 ' /proc/mdstat | grep -q '\[6/5\]' || fail "not degraded: $(cat /proc/mdstat)"
+r0=$(jstat records)
+fiov $B
+[ "$(jstat records)" -gt "$r0" ] || fail "no record after the move"
+fiov $A --verify_only
+fiov $B --verify_only
+fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=8 \
+	--verify=crc32c --verify_fatal=1 $C --verify_only >/tmp/fioc 2>&1 ||
+	{ cat /tmp/fioc; fail "region C does not verify"; }
+
+note "the failed member comes back: --re-add, by the bitmap"
+n=0
+while ! mdadm_km /dev/md0 --remove /dev/mapper/$fname 2>/dev/null; do
+	n=$((n + 1))
+	[ $n -lt 50 ] || fail "the failed log member cannot be removed"
+	sleep 0.2
+done
+check dmsetup suspend $fname
+echo "0 $((MIB * 2048)) linear /dev/ram${fname#m} 0" | check dmsetup load $fname
+check dmsetup resume $fname
+before=$(written $fname)
+check mdadm_km /dev/md0 --re-add /dev/mapper/$fname
+sleep 0.5
+wait_sync md0
+grep -A2 '^md0 ' /proc/mdstat
+grep -q '\[UUUUUU\]' /proc/mdstat || fail "the member is not back in sync"
+w=$(($(written $fname) - before))
+echo "the re-added member took $w sectors of writes ($((MIB * 2048)) in all)"
+[ "$w" -gt 0 ] || fail "the re-added member was not written"
+[ "$w" -lt $((MIB * 2048 / 4)) ] || fail "re-add rewrote $w sectors: not by the bitmap"
+check_clean md0 "after the re-add"
+
+note "two other members fail: everything still verifies"
+other=""
+for d in $DEVS; do
+	[ "$d" = /dev/mapper/$fname ] && continue
+	[ "$d" = /dev/mapper/$(dmname "$(jstat device)") ] && continue
+	other="$other $d"
+done
+set -- $other
+check mdadm_km /dev/md0 --fail $1
+check mdadm_km /dev/md0 --fail $2
+fiov $A --verify_only
+fiov $B --verify_only
+check mdadm_km --stop /dev/md0
+wait_md_gone md0
+i=0
+while [ $i -lt $N ]; do
+	check dmsetup remove --noudevsync m$i
+	i=$((i + 1))
+done
+rmmod brd 2>/dev/null
+echo PASS
