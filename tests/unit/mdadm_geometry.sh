@@ -108,6 +108,14 @@ refuse metadata-0.90-4T-refused "0.90 metadata holds members of less than 4 TiB,
 	$C --metadata=0.90 --raid-devices=4 --size=4T $(files 4)
 refuse metadata-0.90-km65-refused "k+m must be at most 64" \
 	$C --metadata=0.90 --layout=m3 --raid-devices=65 $(files 65)
+refuse log-size-not-pow2-refused "member log size 3M is not valid" \
+	$C --layout=m2,log=3M --raid-devices=6 $(files 6)
+refuse log-size-too-big-refused "member log size 32G is not valid" \
+	$C --layout=m2,log=32G --raid-devices=6 $(files 6)
+refuse log-suffix-refused "optionally followed by ',log' or ',log=SIZE'" \
+	$C --layout=m2,logx --raid-devices=6 $(files 6)
+refuse log-with-journal-refused "give one of them, not both" \
+	$C --layout=m2,log --raid-devices=6 --write-journal $tmp/d69 $(files 6)
 refuse build-refused "not permitted with --build" \
 	--build $md --level=km --raid-devices=4 $(files 4)
 refuse unknown-level-still-refused "invalid raid level: kmx" \
@@ -132,6 +140,8 @@ accept m16-k48-accepted $C --layout=m16 --raid-devices=64 $(files 63)
 accept default-m2-k2-accepted $C --raid-devices=4 $(files 3)
 accept uppercase-M-accepted $C -p M4 --raid-devices=6 $(files 5)
 accept raid6-rotation-accepted $C --layout=m2-raid6 --raid-devices=6 $(files 5)
+accept log-accepted $C --layout=m2,log=4M --raid-devices=6 $(files 5)
+accept raid6-rotation-log-accepted $C --layout=m2-raid6,log --raid-devices=6 $(files 5)
 accept metadata-0.90-accepted $C --metadata=0.90 --raid-devices=6 $(files 5)
 accept metadata-0.90-27-accepted $C --metadata=0.90 -p m3 --raid-devices=27 $(files 26)
 accept metadata-0.90-25+2-accepted $C -e 0.90 --raid-devices=25 --spare-devices=2 $(files 26)

@@ -463,6 +463,7 @@ static void km_status(struct seq_file *seq, struct mddev *mddev)
 		seq_putc(seq, km_slot_in_sync(&conf->disks[i]) ? 'U' : '_');
 	rcu_read_unlock();
 	seq_putc(seq, ']');
+	km_mlog_status(seq, conf);
 }
 
 static void km_error(struct mddev *mddev, struct md_rdev *rdev)

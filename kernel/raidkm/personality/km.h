@@ -445,6 +445,8 @@ void km_mlog_member_failed(struct km_conf *conf, struct md_rdev *rdev);
 int km_mlog_add(struct km_conf *conf, struct md_rdev *rdev);
 int km_mlog_remove(struct km_conf *conf, struct md_rdev *rdev);
 int km_mlog_resize(struct km_conf *conf, sector_t sectors);
+struct seq_file;
+void km_mlog_status(struct seq_file *seq, struct km_conf *conf);
 
 /* stripe.c */
 int km_stripes_init(struct km_conf *conf);

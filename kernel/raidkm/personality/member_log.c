@@ -34,6 +34,7 @@
 #include <linux/random.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/seq_file.h>
 #include "../uapi/raidkm_md.h"
 #include "md.h"
 #include "journal.h"
@@ -510,4 +511,19 @@ int km_mlog_resize(struct km_conf *conf, sector_t sectors)
 	if (!km_mlog_sectors(conf->mddev) || km_mlog_fits(conf, sectors))
 		return 0;
 	return -EINVAL;
+}
+
+/* /proc/mdstat: where the log is, after the members' pattern. */
+void km_mlog_status(struct seq_file *seq, struct km_conf *conf)
+{
+	struct km_journal *j = conf->journal;
+
+	if (!j || !j->members)
+		return;
+	if (READ_ONCE(j->moving))
+		seq_puts(seq, " member log moving");
+	else if (READ_ONCE(j->failed))
+		seq_puts(seq, " member log unprotected");
+	else
+		seq_printf(seq, " member log on %pg", READ_ONCE(j->rdev)->bdev);
 }
