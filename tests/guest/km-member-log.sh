@@ -6,9 +6,10 @@
 #   - what the admin sees: consistency_policy "bitmap", km/journal
 #     "kind members", mdadm --detail and --examine name the log,
 #     /proc/mdstat says which member holds it;
-#   - full stripes are logged light (recompute entries, no pages), 4 KiB
-#     writes with their pages; everything verifies, parity is consistent;
-#     a clean stop leaves nothing to replay;
+#   - full stripes of the optimal array are left to the bitmap (not
+#     logged: bitmap_writes), 4 KiB writes are logged with their pages;
+#     everything verifies, parity is consistent; a clean stop leaves
+#     nothing to replay;
 #   - a reshape of an array with a member log is refused, and a member
 #     with room for the data but not for the log is refused by mdadm;
 #   - the log member fails under verified writes: no write fails, the log
@@ -17,9 +18,10 @@
 #     to date with far less than its size in writes, and all verifies
 #     with two other members failed;
 #   - a power cut (sysrq-b) under sequential 1 MiB writes of a new
-#     array, two members writing 300 ms late (dm-delay): the next
-#     boot's assembly recomputes the parity of the full stripes in
-#     flight from the log's light records, before md's resync
+#     array without a bitmap (full stripes logged light: recompute
+#     entries without pages), two members writing 300 ms late
+#     (dm-delay): the next boot's assembly recomputes the parity of the
+#     full stripes in flight from the light records, before md's resync
 #     could: every stripe's P parity matches its data on the members
 #     (rkm-parity, tests/guest/parity.c, the array stopped read-auto).
 # The members are persistent virtio disks (vda..vdf, vdg the small one).
@@ -80,12 +82,12 @@ mdadm_km --detail /dev/md0 | grep -q 'Member Log' || fail "mdadm --detail: no Me
 mdadm_km --examine /dev/mapper/m3 | grep -q 'Member Log' ||
 	fail "mdadm --examine: no Member Log line"
 
-note "full stripes are logged light, 4 KiB writes with their pages"
+note "full stripes are left to the bitmap, 4 KiB writes logged with their pages"
 fiov $A
-l1=$(jstat light_records)
+b1=$(jstat bitmap_writes)
 p1=$(jstat pages)
 echo "after 8 MiB of full stripes: $(tr '\n' ' ' <$S/km/journal)"
-[ "$l1" -gt 0 ] || fail "no light record after 8 MiB of full stripes"
+[ "$b1" -gt 0 ] || fail "no full-stripe write left to the bitmap after 8 MiB of full stripes"
 # a journal would log 3072 pages (8 MiB of data, 4 MiB of parity)
 [ "$p1" -lt 256 ] || fail "$p1 pages logged for 8 MiB of full stripes"
 fiov $B
@@ -190,9 +192,9 @@ fiov $B --verify_only
 check mdadm_km --stop /dev/md0
 wait_md_gone md0
 
-note "a new array, sequential 1 MiB writes, then a power cut"
+note "a new array without a bitmap, sequential 1 MiB writes, then a power cut"
 check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
-	--layout=m2,log --raid-devices=$N --chunk=64 --bitmap=internal $DEVS
+	--layout=m2,log --raid-devices=$N --chunk=64 --bitmap=none $DEVS
 # members 1 and 2 write 300 ms late (slow disks): the power cut finds
 # full stripes whose writes have reached some members and not others
 check modprobe dm-delay

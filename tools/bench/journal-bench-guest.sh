@@ -2,7 +2,8 @@
 # and the member log cost.  km 4+2 without and with a journal, md raid6
 # 4+2 without and with its journal (write-through), km 4+2 with an
 # internal bitmap without and with a member log (--layout=m2,log: labels
-# ..._b and ..._l), members and journal all brd ramdisks of the same
+# ..._b and ..._l) and km 4+2 with a member log and no bitmap (..._L,
+# against plain km), members and journal all brd ramdisks of the same
 # size, 64 KiB chunks, in one boot, in interleaved rounds:
 # sequential 1 MiB writes (MB/s) and 4 KiB random writes (IOPS, and
 # p50/p99 completion latency), O_DIRECT.  Then the same on disk-like
@@ -63,6 +64,7 @@ run() {
 	*_j) j="--write-journal $jdev" ;;
 	*_b) j="--bitmap=internal" ;;
 	*_l) j="--bitmap=internal" lay=m2,log ;;
+	*_L) lay=m2,log ;;
 	esac
 	case $label in
 	*km*)
@@ -116,8 +118,8 @@ report() {
 	echo "RATIO randwrite_iops $2/$1=$(ratio $b $a) $4/$3=$(ratio $d $c) $2/$4=$(ratio $b $d)"
 }
 
-# report_log B L: the member log (L) against the same array's bitmap
-# alone (B), from the rounds' medians, with each round's ratio's range
+# report_log B L: the member log (L) against the same array without it
+# (B), from the rounds' medians, with each round's values
 report_log() {
 	local l
 	for l in "$@"; do
@@ -131,10 +133,11 @@ report_log() {
 	echo "RATIO randwrite_iops $2/$1=$(ratio $b $a)"
 }
 
-rounds km km_j raid6 raid6_j km_b km_l
+rounds km km_j raid6 raid6_j km_b km_l km_L
 echo "RATIO reference: medians of $ROUNDS interleaved rounds, ${MIB} MiB brd members and journal, 64 KiB chunks, 4+2"
 report km km_j raid6 raid6_j
 report_log km_b km_l
+report_log km km_L
 
 if [ "$SLOW_MS" -gt 0 ]; then
 	note "disk-like members: dm-delay $SLOW_MS ms per member write; the journal a ramdisk"
@@ -147,10 +150,11 @@ if [ "$SLOW_MS" -gt 0 ]; then
 		dmsetup mknodes slow$n
 		devs="$devs /dev/mapper/slow$n"
 	done
-	rounds dkm dkm_j draid6 draid6_j dkm_b dkm_l
+	rounds dkm dkm_j draid6 draid6_j dkm_b dkm_l dkm_L
 	echo "RATIO reference: medians of $ROUNDS interleaved rounds, members ${MIB} MiB brd behind dm-delay ($SLOW_MS ms a write), journal a ${MIB} MiB brd, 64 KiB chunks, 4+2"
 	report dkm dkm_j draid6 draid6_j
 	report_log dkm_b dkm_l
+	report_log dkm dkm_L
 	for d in $ramdevs; do dmsetup remove --noudevsync slow${d#/dev/ram}; done
 fi
 echo PASS

@@ -1250,8 +1250,9 @@ ssize_t km_journal_show(struct km_conf *conf, char *page)
 			     atomic64_read(&st->replayed_pages));
 	if (j->members)
 		len += sysfs_emit_at(page, len,
-				     "light_records %lld\nrecomputed_rows %lld\nskipped_rows %lld\nmoves %lld\n",
+				     "light_records %lld\nbitmap_writes %lld\nrecomputed_rows %lld\nskipped_rows %lld\nmoves %lld\n",
 				     atomic64_read(&st->light_records),
+				     atomic64_read(&st->bitmap_writes),
 				     atomic64_read(&st->recomputed_rows),
 				     atomic64_read(&st->skipped_rows),
 				     atomic64_read(&st->moves));

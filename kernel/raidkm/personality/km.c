@@ -686,6 +686,8 @@ static int km_change_consistency_policy(struct mddev *mddev, const char *buf)
 
 static int km_start(struct mddev *mddev)
 {
+	/* the bitmap is loaded: the member log's dirty regions, first */
+	km_mlog_catch_up(mddev->private);
 	rkm_md_started(mddev);
 	return 0;
 }

@@ -290,6 +290,7 @@ struct km_journal_stats {
 	atomic64_t skipped_rows;	/* member log: a data member missing */
 	atomic64_t moves;		/* member log: to another member */
 	atomic64_t light_records;	/* member log: recompute entries only */
+	atomic64_t bitmap_writes;	/* member log: left to the bitmap */
 };
 
 /* Member rows [lo, hi) taken from the stripe cache (claim.c). */
@@ -441,6 +442,8 @@ ssize_t km_journal_show(struct km_conf *conf, char *page);
 sector_t km_mlog_sectors(struct mddev *mddev);
 int km_mlog_init(struct km_conf *conf);
 bool km_mlog_light(struct km_conf *conf);
+bool km_mlog_bitmap_takes(struct km_conf *conf);
+void km_mlog_catch_up(struct km_conf *conf);
 void km_mlog_member_failed(struct km_conf *conf, struct md_rdev *rdev);
 int km_mlog_add(struct km_conf *conf, struct md_rdev *rdev);
 int km_mlog_remove(struct km_conf *conf, struct md_rdev *rdev);

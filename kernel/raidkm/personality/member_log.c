@@ -17,12 +17,17 @@
  * What: a write round of the row path (a partial stripe) is logged whole,
  * as with a journal: its new data and parity pages.  A full-stripe write
  * (wide_write.c) of an optimal array (every member in sync, no
- * replacement) is logged as one KM_JENT_RECOMPUTE entry without pages:
- * at replay, the parity of its rows is computed again from the data on
- * the members, so a crash that left some of its members written leaves
- * no stripe whose parity does not match its data.  Degraded, a full
- * stripe is logged whole too.  The replay's parity goes through
- * rkm_job_submit(), like every other coding job.
+ * replacement) needs only to be known as possibly cut short: its parity
+ * is computed again from the data on the members before the array
+ * serves, so a crash that left some of its members written leaves no
+ * stripe whose parity does not match its data.  With md's bitmap, whose
+ * bits are on disk before any member write of their region, the bitmap
+ * says so: such a write is not logged at all, and ->start recomputes
+ * the bitmap's dirty regions after a crash (km_mlog_catch_up()).
+ * Without a bitmap it is logged as one KM_JENT_RECOMPUTE entry without
+ * pages, recomputed at replay.  Degraded, a full stripe is logged whole.
+ * The parity recomputed goes through rkm_job_submit(), like every other
+ * coding job.
  *
  * When the log member fails, the log moves: new records wait, the ones
  * whose member writes have not gone yet are written again on the next
@@ -106,6 +111,7 @@ static int km_mlog_encode(struct km_conf *conf, void *buf, u32 len)
 		.op = RKM_JOB_ENCODE,
 		.code = conf->code,
 		.len = len,
+		.waited = true,
 		.done = km_mlog_job_done,
 		.priv = &done,
 	};
@@ -120,9 +126,13 @@ static int km_mlog_encode(struct km_conf *conf, void *buf, u32 len)
 	return job.result;
 }
 
-/* @pages pages at @buf to or from @rdev's data area at @sector, waited. */
+/*
+ * @pages pages at @buf (an arena run's when @arena) to or from @rdev's
+ * data area at @sector, waited for.
+ */
 static bool km_mlog_chunk_io(struct md_rdev *rdev, sector_t sector,
-			     void *buf, unsigned int pages, blk_opf_t op)
+			     void *buf, unsigned int pages, bool arena,
+			     blk_opf_t op)
 {
 	bool ok = true;
 
@@ -131,7 +141,7 @@ static bool km_mlog_chunk_io(struct md_rdev *rdev, sector_t sector,
 		struct bio *bio = bio_alloc(rdev->bdev, c, op, GFP_KERNEL);
 
 		bio->bi_iter.bi_sector = rdev->data_offset + sector;
-		km_wide_add_pages(bio, buf, c, false);
+		km_wide_add_pages(bio, buf, c, arena);
 		if (submit_bio_wait(bio))
 			ok = false;
 		bio_put(bio);
@@ -147,7 +157,7 @@ static bool km_mlog_chunk_io(struct md_rdev *rdev, sector_t sector,
  * member is missing or out of sync (the stripe cannot be recomputed).
  */
 static bool km_mlog_read_data(struct km_conf *conf, struct md_rdev **rdev,
-			      sector_t s, void *buf)
+			      sector_t s, void *buf, bool arena)
 {
 	struct km_geom *g = &conf->geom;
 	unsigned int cp = g->chunk_sectors / KM_ROW_SECTORS;
@@ -161,7 +171,7 @@ static bool km_mlog_read_data(struct km_conf *conf, struct md_rdev **rdev,
 			continue;
 		if (!rdev[i] ||
 		    !km_mlog_chunk_io(rdev[i], s << g->chunk_shift,
-				      (char *)buf + c * cbytes, cp,
+				      (char *)buf + c * cbytes, cp, arena,
 				      REQ_OP_READ))
 			return false;
 	}
@@ -170,7 +180,7 @@ static bool km_mlog_read_data(struct km_conf *conf, struct md_rdev **rdev,
 
 /* Write stripe @s's parity chunks from @buf to the members present. */
 static void km_mlog_write_parity(struct km_conf *conf, struct md_rdev **rdev,
-				 sector_t s, void *buf)
+				 sector_t s, void *buf, bool arena)
 {
 	struct km_geom *g = &conf->geom;
 	unsigned int cp = g->chunk_sectors / KM_ROW_SECTORS;
@@ -182,7 +192,7 @@ static void km_mlog_write_parity(struct km_conf *conf, struct md_rdev **rdev,
 
 		if (c >= g->k && rdev[i])
 			km_mlog_chunk_io(rdev[i], s << g->chunk_shift,
-					 (char *)buf + c * cbytes, cp,
+					 (char *)buf + c * cbytes, cp, arena,
 					 REQ_OP_WRITE);
 	}
 }
@@ -191,7 +201,9 @@ static void km_mlog_write_parity(struct km_conf *conf, struct md_rdev **rdev,
  * A KM_JENT_RECOMPUTE entry at replay: @rows rows of every member from
  * member sector @lo, whole chunk stripes.  Each stripe's parity is
  * computed from its data on the members and written; a stripe with a
- * data member missing is left (its rows counted in @skipped).
+ * data member missing is left (its rows counted in @skipped).  The
+ * stripe's buffers are an arena run (wide_buf.c), so that raidkmd codes
+ * the encode when one serves.
  */
 void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
 		       unsigned int *skipped)
@@ -202,11 +214,11 @@ void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
 	struct md_rdev *rdev[RKM_MAX_N];
 	sector_t s = lo >> g->chunk_shift;
 	unsigned int t;
+	bool arena;
 	void *buf;
 	int i;
 
-	buf = kvmalloc(array_size(g->n, (size_t)cp << PAGE_SHIFT),
-		       GFP_KERNEL);
+	buf = km_wide_get_run(conf, g->n * cp, &arena);
 	if (!buf) {
 		*skipped += rows;
 		return;
@@ -219,17 +231,17 @@ void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
 		}
 	}
 	for (t = 0; t < rows / cp; t++, s++) {
-		if (!km_mlog_read_data(conf, rdev, s, buf) ||
+		if (!km_mlog_read_data(conf, rdev, s, buf, arena) ||
 		    km_mlog_encode(conf, buf, cp << PAGE_SHIFT)) {
 			*skipped += cp;
 			continue;
 		}
-		km_mlog_write_parity(conf, rdev, s, buf);
+		km_mlog_write_parity(conf, rdev, s, buf, arena);
 	}
 	for (i = 0; i < g->n; i++)
 		if (rdev[i])
 			rdev_dec_pending(rdev[i], conf->mddev);
-	kvfree(buf);
+	km_wide_put_run(conf, buf, g->n * cp, arena);
 }
 
 /* ---- moving the log off a failed member ----------------------------- */
@@ -526,4 +538,61 @@ void km_mlog_status(struct seq_file *seq, struct km_conf *conf)
 		seq_puts(seq, " member log unprotected");
 	else
 		seq_printf(seq, " member log on %pg", READ_ONCE(j->rdev)->bdev);
+}
+
+/*
+ * ->start, the bitmap loaded, before the array serves: after a crash,
+ * the parity of the bitmap's dirty regions (where full stripes of an
+ * optimal array went unlogged) is computed again from the data.  The
+ * bits stay for md's resync, which then finds nothing to mend.
+ */
+void km_mlog_catch_up(struct km_conf *conf)
+{
+	struct mddev *mddev = conf->mddev;
+	struct km_journal *j = conf->journal;
+	sector_t cs = conf->geom.chunk_sectors, pos = 0, done = 0, blocks;
+	unsigned int skipped = 0;
+	u64 rows = 0;
+
+	if (!j || !j->members || !mddev->bitmap ||
+	    RKM_RESYNC_OFFSET(mddev) == MaxSector)
+		return;
+	if (mddev->degraded) {
+		pr_warn("md/km:%s: member log: a member is missing: the bitmap's dirty regions are left to md's resync\n",
+			mdname(mddev));
+		return;
+	}
+	while (pos < mddev->dev_sectors) {
+		/* degraded=true: a query, the bits are not touched */
+		bool need = rkm_bitmap_start_sync(mddev, pos, &blocks, true);
+		sector_t lo = max(round_down(pos, cs), done);
+		sector_t hi = min(round_up(pos + blocks, cs),
+				  mddev->dev_sectors);
+
+		if (!blocks)
+			break;
+		if (need && lo < hi) {
+			km_mlog_recompute(j, lo, (hi - lo) / KM_ROW_SECTORS,
+					  &skipped);
+			rows += (hi - lo) / KM_ROW_SECTORS;
+			done = hi;
+		}
+		pos += blocks;
+	}
+	atomic64_add(rows, &j->stats.recomputed_rows);
+	atomic64_add(skipped, &j->stats.skipped_rows);
+	pr_info("md/km:%s: member log: parity of %llu rows in the bitmap's dirty regions recomputed (%u rows skipped)\n",
+		mdname(mddev), (unsigned long long)rows, skipped);
+}
+
+/*
+ * Whether a full-stripe write of an optimal array (km_mlog_light()) goes
+ * unlogged: md's bitmap marks its region before its member writes.
+ */
+bool km_mlog_bitmap_takes(struct km_conf *conf)
+{
+	if (!conf->mddev->bitmap)
+		return false;
+	atomic64_inc(&conf->journal->stats.bitmap_writes);
+	return true;
 }

@@ -357,6 +357,11 @@ static bool km_wwrite_log_plan(struct km_wwrite *w)
 	w->logged = km_journal_on(conf);
 	if (!w->logged)
 		return true;
+	if (km_wwrite_light(w) && km_mlog_bitmap_takes(conf)) {
+		/* the bitmap's bits are the record (member_log.c) */
+		w->logged = false;
+		return true;
+	}
 	if (km_wwrite_light(w)) {
 		w->jitem.recompute = true;
 		w->jitem.rsector = km_wwrite_lo(w);
