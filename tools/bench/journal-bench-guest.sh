@@ -64,7 +64,7 @@ run() {
 	*_j) j="--write-journal $jdev" ;;
 	*_b) j="--bitmap=internal" ;;
 	*_l) j="--bitmap=internal" lay=m2,log ;;
-	*_L) lay=m2,log ;;
+	*_L) j="--bitmap=none" lay=m2,log ;;
 	esac
 	case $label in
 	*km*)
