@@ -23,16 +23,7 @@ S=/sys/block/md0/md
 MP=/sys/module/md_mod/parameters
 check modprobe raidkm arena_mb=256
 check sh -c "echo daemon >/sys/module/raidkm/parameters/placement"
-check modprobe dm-mod
-check modprobe dm-delay
-DEVS=""
-i=0
-for v in $VDS; do
-	echo "0 $((MIB * 2048)) linear /dev/vd$v 0" | check dmsetup create --noudevsync m$i
-	DEVS="$DEVS /dev/mapper/m$i"
-	i=$((i + 1))
-done
-check dmsetup mknodes
+linear_members $MIB $VDS
 
 jstat() {
 	sed -n "s/^$1 //p" $S/km/journal
@@ -42,17 +33,7 @@ if [ "$RKM_PHASE" = 1 ]; then
 	note "boot 1: full-stripe writes on slow members, then a power cut"
 	check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
 		--layout=m2,log --raid-devices=$N --chunk=64 --bitmap=internal $DEVS
-	for i in 1 2; do
-		set -- $VDS
-		shift $i
-		echo "0 $((MIB * 2048)) delay /dev/vd$1 0 0 /dev/vd$1 0 300" |
-			check dmsetup load m$i
-	done
-	check dmsetup resume m1 m2
-	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=16 \
-		--name=s --rw=write --bs=1M --size=24M --time_based --runtime=60 \
-		>/dev/null 2>&1 &
-	sleep 3
+	full_stripes_on_slow $MIB /dev/vdb /dev/vdc
 	[ "$(jstat bitmap_writes)" -gt 0 ] || fail "no full stripe left to the bitmap before the power cut"
 	crash_guest
 fi
@@ -72,11 +53,7 @@ echo "replay: $r rows recomputed, $((o1 - o0)) jobs coded by raidkmd ($RKM_BRIDG
 # one ENCODE job per chunk stripe of 16 rows (64 KiB chunks)
 [ $((o1 - o0)) -ge $((r / 16)) ] ||
 	fail "the replay's $((r / 16)) encodes were not coded by raidkmd: jobs_offloaded $o0 -> $o1"
-off=$(mdadm_km --examine /dev/mapper/m0 | sed -n 's/.*Data Offset : \([0-9]*\) sectors.*/\1/p')
-check mdadm_km --stop /dev/md0
-wait_md_gone md0
-rkm-parity -k 4 -m 2 -c 65536 -o "$off" -s 0:96 $DEVS ||
-	fail "stripes whose parity does not match their data after the replay"
+members_parity_ok $DEVS
 check mdadm_km --assemble /dev/md0 $DEVS
 check_clean md0 "after the replay"
 check mdadm_km --stop /dev/md0

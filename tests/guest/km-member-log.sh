@@ -34,16 +34,8 @@ N=6 MIB=32
 S=/sys/block/md0/md
 P=/sys/module/md_mod/parameters
 VDS="a b c d e f"
-check modprobe dm-mod
 load_raidkm
-DEVS=""
-i=0
-for v in $VDS; do
-	echo "0 $((MIB * 2048)) linear /dev/vd$v 0" | check dmsetup create --noudevsync m$i
-	DEVS="$DEVS /dev/mapper/m$i"
-	i=$((i + 1))
-done
-check dmsetup mknodes
+linear_members $MIB $VDS
 
 A="--name=a --rw=write --bs=1M --size=8M --offset=0"
 B="--name=b --rw=randwrite --bs=4k --size=4M --offset=8M"
@@ -195,20 +187,8 @@ wait_md_gone md0
 note "a new array without a bitmap, sequential 1 MiB writes, then a power cut"
 check mdadm_km --create /dev/md0 --run --assume-clean --level=km \
 	--layout=m2,log --raid-devices=$N --chunk=64 --bitmap=none $DEVS
-# members 1 and 2 write 300 ms late (slow disks): the power cut finds
-# full stripes whose writes have reached some members and not others
-check modprobe dm-delay
-for i in 1 2; do
-	set -- $VDS
-	shift $i
-	echo "0 $((MIB * 2048)) delay /dev/vd$1 0 0 /dev/vd$1 0 300" |
-		check dmsetup load m$i
-done
-check dmsetup resume m1 m2
-fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=16 \
-	--name=s --rw=write --bs=1M --size=24M --time_based --runtime=60 \
-	>/dev/null 2>&1 &
-sleep 3
+# members 1 and 2 write 300 ms late (slow disks)
+full_stripes_on_slow $MIB /dev/vdb /dev/vdc
 [ "$(jstat light_records)" -gt 0 ] || fail "no light record before the power cut"
 cat $S/km/journal
 crash_guest
@@ -229,11 +209,7 @@ r=$(jstat recomputed_rows)
 # bitmap's dirty regions could touch it: stopped while read-auto (no
 # resync), every stripe written (24 MiB: 96 stripes) checked from the
 # members themselves
-off=$(mdadm_km --examine /dev/mapper/m0 | sed -n 's/.*Data Offset : \([0-9]*\) sectors.*/\1/p')
-check mdadm_km --stop /dev/md0
-wait_md_gone md0
-rkm-parity -k 4 -m 2 -c 65536 -o "$off" -s 0:96 $DEVS ||
-	fail "stripes whose parity does not match their data after the replay"
+members_parity_ok $DEVS
 check mdadm_km --assemble /dev/md0 $DEVS
 check_clean md0 "after the replay"
 check mdadm_km --stop /dev/md0

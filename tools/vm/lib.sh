@@ -235,6 +235,53 @@ crash_guest() {
 	fail "the guest survived sysrq-b"
 }
 
+# --- the member log's scenarios (km-member-log, bridge-member-log) ---
+# linear_members MIB VD...: dm-linear maps m0, m1, ... of MIB MiB over
+# /dev/vdVD... (so that a member can be slowed or failed for real);
+# their nodes in $DEVS
+linear_members() {
+	local mib=$1 v i=0
+	shift
+	check modprobe dm-mod
+	DEVS=""
+	for v in "$@"; do
+		echo "0 $((mib * 2048)) linear /dev/vd$v 0" |
+			check dmsetup create --noudevsync m$i
+		DEVS="$DEVS /dev/mapper/m$i"
+		i=$((i + 1))
+	done
+	check dmsetup mknodes
+}
+
+# full_stripes_on_slow MIB DEV1 DEV2: dm maps m1 and m2 (members 1 and 2
+# of /dev/md0, MIB MiB each) become DEV1 and DEV2 with every write 300 ms
+# late (dm-delay: a power cut finds full stripes that reached some
+# members and not others), then 1 MiB sequential writes run on /dev/md0
+# in the background; back after 3 s of them
+full_stripes_on_slow() {
+	check modprobe dm-delay
+	echo "0 $(($1 * 2048)) delay $2 0 0 $2 0 300" | check dmsetup load m1
+	echo "0 $(($1 * 2048)) delay $3 0 0 $3 0 300" | check dmsetup load m2
+	check dmsetup resume m1 m2
+	fio --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=16 \
+		--name=s --rw=write --bs=1M --size=24M --time_based --runtime=60 \
+		>/dev/null 2>&1 &
+	sleep 3
+}
+
+# members_parity_ok MEMBER0 MEMBERS...: stop /dev/md0 (km 4+2, 64 KiB
+# chunks, members in slot order) and check the P parity of the 96
+# stripes full_stripes_on_slow wrote, on the members themselves
+# (rkm-parity): what the log's replay left, before any resync
+members_parity_ok() {
+	local off
+	off=$(mdadm_km --examine "$1" | sed -n 's/.*Data Offset : \([0-9]*\) sectors.*/\1/p')
+	check mdadm_km --stop /dev/md0
+	wait_md_gone md0
+	rkm-parity -k 4 -m 2 -c 65536 -o "$off" -s 0:96 "$@" ||
+		fail "stripes whose parity does not match their data after the replay"
+}
+
 # --- the guest-RAM bridge (run-scenario.sh --bridge, "# bridge: yes"):
 # raidkmd runs on the VM host, raidkm-relay here; $RKM_BRIDGE is the host
 # daemon's backend (cpu, cuda)

@@ -153,11 +153,13 @@ static bool km_mlog_chunk_io(struct md_rdev *rdev, sector_t sector,
 }
 
 /*
- * Read stripe @s's data chunks into @buf; false when a data chunk's
- * member is missing or out of sync (the stripe cannot be recomputed).
+ * Read stripe @s's data chunks into @buf (@parity false), or write its
+ * parity chunks from @buf to the members present (@parity true).  False
+ * when a data chunk's member is missing or out of sync, or a read
+ * failed: the stripe cannot be recomputed.
  */
-static bool km_mlog_read_data(struct km_conf *conf, struct md_rdev **rdev,
-			      sector_t s, void *buf, bool arena)
+static bool km_mlog_stripe_io(struct km_conf *conf, struct md_rdev **rdev,
+			      sector_t s, void *buf, bool arena, bool parity)
 {
 	struct km_geom *g = &conf->geom;
 	unsigned int cp = g->chunk_sectors / KM_ROW_SECTORS;
@@ -166,35 +168,18 @@ static bool km_mlog_read_data(struct km_conf *conf, struct md_rdev **rdev,
 
 	for (i = 0; i < g->n; i++) {
 		int c = km_member_chunk(g, s, i);
+		bool ok;
 
-		if (c >= g->k)
+		if ((c >= g->k) != parity || (parity && !rdev[i]))
 			continue;
-		if (!rdev[i] ||
-		    !km_mlog_chunk_io(rdev[i], s << g->chunk_shift,
+		ok = rdev[i] &&
+		     km_mlog_chunk_io(rdev[i], s << g->chunk_shift,
 				      (char *)buf + c * cbytes, cp, arena,
-				      REQ_OP_READ))
+				      parity ? REQ_OP_WRITE : REQ_OP_READ);
+		if (!ok && !parity)
 			return false;
 	}
 	return true;
-}
-
-/* Write stripe @s's parity chunks from @buf to the members present. */
-static void km_mlog_write_parity(struct km_conf *conf, struct md_rdev **rdev,
-				 sector_t s, void *buf, bool arena)
-{
-	struct km_geom *g = &conf->geom;
-	unsigned int cp = g->chunk_sectors / KM_ROW_SECTORS;
-	size_t cbytes = (size_t)cp << PAGE_SHIFT;
-	int i;
-
-	for (i = 0; i < g->n; i++) {
-		int c = km_member_chunk(g, s, i);
-
-		if (c >= g->k && rdev[i])
-			km_mlog_chunk_io(rdev[i], s << g->chunk_shift,
-					 (char *)buf + c * cbytes, cp, arena,
-					 REQ_OP_WRITE);
-	}
 }
 
 /*
@@ -231,12 +216,12 @@ void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
 		}
 	}
 	for (t = 0; t < rows / cp; t++, s++) {
-		if (!km_mlog_read_data(conf, rdev, s, buf, arena) ||
+		if (!km_mlog_stripe_io(conf, rdev, s, buf, arena, false) ||
 		    km_mlog_encode(conf, buf, cp << PAGE_SHIFT)) {
 			*skipped += cp;
 			continue;
 		}
-		km_mlog_write_parity(conf, rdev, s, buf, arena);
+		km_mlog_stripe_io(conf, rdev, s, buf, arena, true);
 	}
 	for (i = 0; i < g->n; i++)
 		if (rdev[i])
