@@ -1,7 +1,8 @@
 # covers: km: geometry validation in the kernel
 # The kernel validates km geometry itself (not trusting mdadm): arrays
 # assembled through md's sysfs interface with a bad layout word, m, k or
-# chunk size, or members too small, are refused with a kernel message
+# chunk size, members too small, or members without room for the member
+# log its layout asks for, are refused with a kernel message
 # that names the problem; a valid one runs.
 # timeout: 120
 . /lib/raidkm/lib.sh
@@ -52,7 +53,9 @@ note "valid 4+2 runs"
 attempt 2 65536 4096 || fail "valid array refused: $(dmesg | grep md/km | tail -2)"
 note "bad geometries are refused"
 refused 770 65536 4096 "unknown parity rotation algorithm 3"
-refused 65538 65536 4096 "layout 0x10002 has reserved bits set"
+refused 1048578 65536 4096 "layout 0x100002 has reserved bits set"
+# a member log (layout bits 16-19: 1 MiB) on members that hold only the data
+refused 65538 65536 4096 "member ram[0-9] has no room for the member log"
 refused 0 65536 4096 "m=0 parity chunks is out of range"
 refused 17 65536 4096 "m=17 parity chunks is out of range"
 refused 5 65536 4096 "6 members with m=5: need k >= 2"
