@@ -170,6 +170,25 @@ static void km_j_cp_target(struct km_journal *j, u64 *tail, u64 *seq)
 }
 
 /*
+ * A write of the log to @rdev failed.  A member log moves off the member
+ * (km_error() -> member_log.c); a journal fails, and writes with it, as
+ * md raid5's does.
+ */
+static void km_j_write_failed(struct km_journal *j, struct md_rdev *rdev)
+{
+	struct mddev *mddev = j->conf->mddev;
+
+	if (!j->members) {
+		if (READ_ONCE(j->failed))
+			return;
+		pr_crit("md/km:%s: journal: a write to %pg failed\n",
+			mdname(mddev), rdev->bdev);
+		WRITE_ONCE(j->failed, true);
+	}
+	md_error(mddev, rdev);
+}
+
+/*
  * Move the checkpoint to the oldest record not done: flush the members,
  * then write the super.  Records before it go back to the pool, and
  * their log space is free.
@@ -190,16 +209,7 @@ static void km_j_checkpoint(struct km_journal *j)
 	}
 	km_j_flush_members(j->conf);
 	if (km_j_write_super(j, tail, seq)) {
-		if (j->members) {
-			/* the log member failed: the log moves (member_log.c) */
-			md_error(j->conf->mddev, j->rdev);
-			mutex_unlock(&j->cp_mutex);
-			return;
-		}
-		pr_crit("md/km:%s: journal: cannot write the checkpoint to %pg\n",
-			mdname(j->conf->mddev), j->rdev->bdev);
-		WRITE_ONCE(j->failed, true);
-		md_error(j->conf->mddev, j->rdev);
+		km_j_write_failed(j, j->rdev);
 		mutex_unlock(&j->cp_mutex);
 		md_wakeup_thread(j->conf->mddev->thread);
 		return;
@@ -269,15 +279,9 @@ static void km_j_end_record(struct bio *bio)
 	struct md_rdev *rdev = rec->rdev;
 	unsigned long flags;
 
-	if (bio->bi_status && j->members) {
-		/* the log member fails; the log moves (member_log.c) */
-		rec->ioerr = true;
-		md_error(mddev, rdev);
-	} else if (bio->bi_status && !READ_ONCE(j->failed)) {
-		pr_crit("md/km:%s: journal write failed on %pg\n",
-			mdname(mddev), rdev->bdev);
-		WRITE_ONCE(j->failed, true);
-		md_error(mddev, rdev);
+	if (bio->bi_status) {
+		rec->ioerr = j->members;	/* logged again once moved */
+		km_j_write_failed(j, rdev);
 	}
 	bio_put(bio);
 	if (atomic_dec_and_test(&rec->bios)) {
@@ -424,34 +428,43 @@ static void km_j_count(struct km_jitem *it, unsigned int *entries,
 	}
 }
 
+/* An entry for member write @bio of @it, its pages after the record's. */
+static void km_j_add_write(struct km_jrec *rec, struct km_jitem *it,
+			   struct bio *bio)
+{
+	struct km_jhdr *h = page_address(rec->hdr);
+	struct km_jent *e = &h->ent[rec->entries++];
+	struct bio_vec *bv;
+	struct bvec_iter_all iter;
+
+	it->entry(it, bio, e);
+	e->pages = cpu_to_le32(bio->bi_vcnt);
+	bio_for_each_segment_all(bv, bio, iter)
+		rec->pages[rec->nr++] = bv->bv_page;
+}
+
+/* A member log's full stripes (member_log.c): one entry, no pages. */
+static void km_j_add_recompute(struct km_jrec *rec, struct km_jitem *it)
+{
+	struct km_jhdr *h = page_address(rec->hdr);
+	struct km_jent *e = &h->ent[rec->entries++];
+
+	e->sector = cpu_to_le64(it->rsector);
+	e->flags = cpu_to_le16(KM_JENT_RECOMPUTE);
+	e->pages = cpu_to_le32(it->rrows);
+	atomic64_inc(&rec->j->stats.light_records);
+}
+
 /* Add the member writes @it holds to the open record @rec. */
 static void km_j_add_item(struct km_jrec *rec, struct km_jitem *it)
 {
-	struct km_jhdr *h = page_address(rec->hdr);
 	struct bio *bio;
 
-	if (it->recompute) {
-		struct km_jent *e = &h->ent[rec->entries++];
-
-		e->sector = cpu_to_le64(it->rsector);
-		e->flags = cpu_to_le16(KM_JENT_RECOMPUTE);
-		e->pages = cpu_to_le32(it->rrows);
-		atomic64_inc(&rec->j->stats.light_records);
-	}
-	bio_list_for_each(bio, &it->bios) {
-		struct km_jent *e;
-
-		if (it->recompute)
-			continue;
-		e = &h->ent[rec->entries++];
-		struct bio_vec *bv;
-		struct bvec_iter_all iter;
-
-		it->entry(it, bio, e);
-		e->pages = cpu_to_le32(bio->bi_vcnt);
-		bio_for_each_segment_all(bv, bio, iter)
-			rec->pages[rec->nr++] = bv->bv_page;
-	}
+	if (it->recompute)
+		km_j_add_recompute(rec, it);
+	else
+		bio_list_for_each(bio, &it->bios)
+			km_j_add_write(rec, it, bio);
 	bio_list_merge(&rec->held, &it->bios);
 	bio_list_init(&it->bios);
 	it->rec = rec;
@@ -756,9 +769,9 @@ static void km_j_apply(struct km_j_scan *sc)
 		struct md_rdev *rdev;
 
 		if (le16_to_cpu(e->flags) == KM_JENT_RECOMPUTE) {
-			km_mlog_recompute(sc->j, le64_to_cpu(e->sector), n,
-					  &sc->skipped_rows);
-			sc->recomputed_rows += n;
+			sc->recomputed_rows +=
+				km_mlog_recompute(sc->j, le64_to_cpu(e->sector),
+						  n, &sc->skipped_rows);
 			continue;
 		}
 		rdev = km_j_get_member(conf, le16_to_cpu(e->slot), repl);

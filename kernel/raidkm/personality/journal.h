@@ -124,7 +124,7 @@ struct md_rdev *km_j_get_member(struct km_conf *conf, int i, bool repl);
 void km_j_flush_members(struct km_conf *conf);
 
 /* member_log.c, for journal.c */
-void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
-		       unsigned int *skipped);
+unsigned int km_mlog_recompute(struct km_journal *j, sector_t lo,
+			       unsigned int rows, unsigned int *skipped);
 
 #endif /* RKM_KM_JOURNAL_H */

@@ -523,6 +523,7 @@ void km_wide_put_run(struct km_conf *conf, void *run, unsigned int pages,
 		     bool arena);
 void km_wide_carve(void *run, unsigned int rows, km_mask_t which, int n,
 		   void **buf);
+struct page *km_wide_page(void *p, bool arena);
 void km_wide_add_pages(struct bio *bio, void *addr, unsigned int pages,
 		       bool arena);
 struct bio *km_wide_member_bio(struct km_conf *conf, struct md_rdev *rdev,

@@ -127,43 +127,17 @@ static int km_mlog_encode(struct km_conf *conf, void *buf, u32 len)
 }
 
 /*
- * @pages pages at @buf (an arena run's when @arena) to or from @rdev's
- * data area at @sector, waited for.
- */
-static bool km_mlog_chunk_io(struct md_rdev *rdev, sector_t sector,
-			     void *buf, unsigned int pages, bool arena,
-			     blk_opf_t op)
-{
-	bool ok = true;
-
-	while (pages) {
-		unsigned int c = min_t(unsigned int, pages, BIO_MAX_VECS);
-		struct bio *bio = bio_alloc(rdev->bdev, c, op, GFP_KERNEL);
-
-		bio->bi_iter.bi_sector = rdev->data_offset + sector;
-		km_wide_add_pages(bio, buf, c, arena);
-		if (submit_bio_wait(bio))
-			ok = false;
-		bio_put(bio);
-		sector += (sector_t)c << (PAGE_SHIFT - 9);
-		buf = (char *)buf + ((size_t)c << PAGE_SHIFT);
-		pages -= c;
-	}
-	return ok;
-}
-
-/*
- * Read stripe @s's data chunks into @buf (@parity false), or write its
- * parity chunks from @buf to the members present (@parity true).  False
+ * Read stripe @s's data chunks into their pages @pg (@parity false), or
+ * write its parity chunks from theirs to the members present (@parity
+ * true).  False
  * when a data chunk's member is missing or out of sync, or a read
  * failed: the stripe cannot be recomputed.
  */
 static bool km_mlog_stripe_io(struct km_conf *conf, struct md_rdev **rdev,
-			      sector_t s, void *buf, bool arena, bool parity)
+			      sector_t s, struct page **pg, bool parity)
 {
 	struct km_geom *g = &conf->geom;
 	unsigned int cp = g->chunk_sectors / KM_ROW_SECTORS;
-	size_t cbytes = (size_t)cp << PAGE_SHIFT;
 	int i;
 
 	for (i = 0; i < g->n; i++) {
@@ -173,9 +147,8 @@ static bool km_mlog_stripe_io(struct km_conf *conf, struct md_rdev **rdev,
 		if ((c >= g->k) != parity || (parity && !rdev[i]))
 			continue;
 		ok = rdev[i] &&
-		     km_mlog_chunk_io(rdev[i], s << g->chunk_shift,
-				      (char *)buf + c * cbytes, cp, arena,
-				      parity ? REQ_OP_WRITE : REQ_OP_READ);
+		     km_j_io(rdev[i], s << g->chunk_shift, pg + c * cp, cp,
+			     parity ? REQ_OP_WRITE : REQ_OP_READ);
 		if (!ok && !parity)
 			return false;
 	}
@@ -186,28 +159,35 @@ static bool km_mlog_stripe_io(struct km_conf *conf, struct md_rdev **rdev,
  * A KM_JENT_RECOMPUTE entry at replay: @rows rows of every member from
  * member sector @lo, whole chunk stripes.  Each stripe's parity is
  * computed from its data on the members and written; a stripe with a
- * data member missing is left (its rows counted in @skipped).  The
+ * data member missing is left (its rows counted in @skipped).  Returns
+ * the rows recomputed.  The
  * stripe's buffers are an arena run (wide_buf.c), so that raidkmd codes
  * the encode when one serves.
  */
-void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
-		       unsigned int *skipped)
+unsigned int km_mlog_recompute(struct km_journal *j, sector_t lo,
+			       unsigned int rows, unsigned int *skipped)
 {
 	struct km_conf *conf = j->conf;
 	struct km_geom *g = &conf->geom;
 	unsigned int cp = g->chunk_sectors / KM_ROW_SECTORS;
+	unsigned int t, pages = g->n * cp, done = 0;
 	struct md_rdev *rdev[RKM_MAX_N];
 	sector_t s = lo >> g->chunk_shift;
-	unsigned int t;
+	struct page **pg;
 	bool arena;
 	void *buf;
 	int i;
 
-	buf = km_wide_get_run(conf, g->n * cp, &arena);
+	pg = kcalloc(pages, sizeof(*pg), GFP_KERNEL);
+	buf = pg ? km_wide_get_run(conf, pages, &arena) : NULL;
 	if (!buf) {
+		kfree(pg);
 		*skipped += rows;
-		return;
+		return 0;
 	}
+	for (t = 0; t < pages; t++)
+		pg[t] = km_wide_page((char *)buf + ((size_t)t << PAGE_SHIFT),
+				     arena);
 	for (i = 0; i < g->n; i++) {
 		rdev[i] = km_j_get_member(conf, i, false);
 		if (rdev[i] && !test_bit(In_sync, &rdev[i]->flags)) {
@@ -216,17 +196,20 @@ void km_mlog_recompute(struct km_journal *j, sector_t lo, unsigned int rows,
 		}
 	}
 	for (t = 0; t < rows / cp; t++, s++) {
-		if (!km_mlog_stripe_io(conf, rdev, s, buf, arena, false) ||
+		if (!km_mlog_stripe_io(conf, rdev, s, pg, false) ||
 		    km_mlog_encode(conf, buf, cp << PAGE_SHIFT)) {
 			*skipped += cp;
 			continue;
 		}
-		km_mlog_stripe_io(conf, rdev, s, buf, arena, true);
+		km_mlog_stripe_io(conf, rdev, s, pg, true);
+		done += cp;
 	}
 	for (i = 0; i < g->n; i++)
 		if (rdev[i])
 			rdev_dec_pending(rdev[i], conf->mddev);
-	km_wide_put_run(conf, buf, g->n * cp, arena);
+	km_wide_put_run(conf, buf, pages, arena);
+	kfree(pg);
+	return done;
 }
 
 /* ---- moving the log off a failed member ----------------------------- */
@@ -251,9 +234,9 @@ static bool km_mlog_settled(struct km_journal *j)
 /*
  * Start the log afresh on @to (j->lock held): records done go back to
  * the pool, and the ones whose member writes have not gone are placed
- * again, in order, to be written there.  Returns the sequence number at
- * the log's start, or false when they do not fit (never: they fitted the
- * same size before).
+ * again, in order, to be written there; *@seq is the sequence number at
+ * the log's start.  False when they do not fit (never: they fitted a log
+ * of the same size before).
  */
 static bool km_mlog_rehome(struct km_journal *j, struct md_rdev *to,
 			   u64 *seq)
@@ -557,9 +540,9 @@ void km_mlog_catch_up(struct km_conf *conf)
 		if (!blocks)
 			break;
 		if (need && lo < hi) {
-			km_mlog_recompute(j, lo, (hi - lo) / KM_ROW_SECTORS,
-					  &skipped);
-			rows += (hi - lo) / KM_ROW_SECTORS;
+			rows += km_mlog_recompute(j, lo,
+						  (hi - lo) / KM_ROW_SECTORS,
+						  &skipped);
 			done = hi;
 		}
 		pos += blocks;

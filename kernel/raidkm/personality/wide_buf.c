@@ -83,19 +83,24 @@ void km_wide_carve(void *run, unsigned int rows, km_mask_t which, int n,
 				 ((size_t)slot++ * rows << PAGE_SHIFT);
 }
 
+/* The page of a wide buffer (an arena run's when @arena) at @p. */
+struct page *km_wide_page(void *p, bool arena)
+{
+	return arena || is_vmalloc_addr(p) ? vmalloc_to_page(p)
+					   : virt_to_page(p);
+}
+
 /* Add the @pages pages of a wide buffer at @addr to @bio. */
 void km_wide_add_pages(struct bio *bio, void *addr, unsigned int pages,
 		       bool arena)
 {
 	unsigned int j;
 
-	for (j = 0; j < pages; j++) {
-		void *p = (char *)addr + ((size_t)j << PAGE_SHIFT);
-
-		__bio_add_page(bio, arena || is_vmalloc_addr(p) ?
-			       vmalloc_to_page(p) : virt_to_page(p),
+	for (j = 0; j < pages; j++)
+		__bio_add_page(bio, km_wide_page((char *)addr +
+						 ((size_t)j << PAGE_SHIFT),
+						 arena),
 			       PAGE_SIZE, 0);
-	}
 }
 
 /*

@@ -328,8 +328,9 @@ static void km_wwrite_jentry(struct km_jitem *it, struct bio *bio,
 }
 
 /*
- * With a member log, whether the range is logged as one recompute entry
- * (member_log.c): every member in sync takes its write, no replacement.
+ * With a member log, whether the range needs only its parity recomputed
+ * after a crash (member_log.c): every member in sync takes its write, no
+ * replacement.
  */
 static bool km_wwrite_light(struct km_wwrite *w)
 {
@@ -345,7 +346,8 @@ static bool km_wwrite_light(struct km_wwrite *w)
 }
 
 /*
- * How the range is logged: as one recompute entry, or with its pages
+ * How the range is logged: not at all (no journal; or a member log that
+ * md's bitmap stands in for), as one recompute entry, or with its pages
  * (false when they would not fit one record: the range goes by rows).
  */
 static bool km_wwrite_log_plan(struct km_wwrite *w)
@@ -357,12 +359,12 @@ static bool km_wwrite_log_plan(struct km_wwrite *w)
 	w->logged = km_journal_on(conf);
 	if (!w->logged)
 		return true;
-	if (km_wwrite_light(w) && km_mlog_bitmap_takes(conf)) {
-		/* the bitmap's bits are the record (member_log.c) */
-		w->logged = false;
-		return true;
-	}
 	if (km_wwrite_light(w)) {
+		/* with a bitmap, its bits are the record (member_log.c) */
+		if (km_mlog_bitmap_takes(conf)) {
+			w->logged = false;
+			return true;
+		}
 		w->jitem.recompute = true;
 		w->jitem.rsector = km_wwrite_lo(w);
 		w->jitem.rrows = km_wwrite_rows(w) / KM_ROW_SECTORS;
